@@ -1,0 +1,166 @@
+"""Instances (data and initial directions/signs) and their JSON file format.
+
+An instance file is a JSON object with
+
+* ``inputs``: n×d list of lists (the data x_i as rows),
+* ``labels``: n numbers (y_i),
+* ``directions``: m×d list of lists, unit rows (the initial directions w_j(0)/‖w_j(0)‖),
+* ``signs``: m numbers in {−1, +1} (the signs s_j of the output weights a_j(0)),
+* optionally ``meta``: a free-form object (generator, seed, …), kept as is.
+
+The scale λ is not part of an instance: an initialization (`numerics.initializations`) turns an
+instance and a λ into parameters. Every check of the file raises a `RelucheckInputError` (or a
+`HypothesisViolation` for orthonormality) whose message names the violated condition.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import HypothesisViolation, RelucheckInputError
+
+ORTHONORMALITY = "Assumption 1 (orthonormal inputs, ⟨x_i, x_k⟩ = 1{i = k})"
+UNIT_TOLERANCE = 1e-9  # JSON round-trips float64 to 17 digits; 1e-9 leaves room for hand-written files
+ORTHONORMAL_TOLERANCE = 1e-9
+
+
+@dataclass
+class Instance:
+    """Data (inputs X, labels y) with initial directions and output signs.
+
+    X: (n, d); y: (n,); directions: (m, d) unit rows; signs: (m,) in {−1, +1}.
+    """
+
+    inputs: np.ndarray
+    labels: np.ndarray
+    directions: np.ndarray
+    signs: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.inputs = _matrix(self.inputs, "inputs")
+        self.labels = _vector(self.labels, "labels")
+        self.directions = _matrix(self.directions, "directions")
+        self.signs = _vector(self.signs, "signs")
+        validate(self)
+
+    @property
+    def n(self) -> int:
+        return self.inputs.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.inputs.shape[1]
+
+    @property
+    def m(self) -> int:
+        return self.directions.shape[0]
+
+    def activation(self) -> np.ndarray:
+        """(n, m) boolean: ⟨w_j(0), x_i⟩ > 0."""
+        return self.inputs @ self.directions.T > 0
+
+    def require_orthonormal(self, tol: float = ORTHONORMAL_TOLERANCE) -> None:
+        """Raise `HypothesisViolation` naming C's Assumption 1 unless X Xᵀ = I_n."""
+        require_orthonormal(self.inputs, tol)
+
+    def to_json(self) -> dict:
+        out = {
+            "inputs": self.inputs.tolist(),
+            "labels": self.labels.tolist(),
+            "directions": self.directions.tolist(),
+            "signs": [int(s) for s in self.signs],
+        }
+        if self.meta:
+            out["meta"] = self.meta
+        return out
+
+    def save(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1))
+
+
+def _matrix(value, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise RelucheckInputError(f"{name} must be a rectangular array of numbers: {exc}") from exc
+    if arr.ndim != 2:
+        raise RelucheckInputError(f"{name} must be a 2-D array (rows), got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise RelucheckInputError(f"{name} must be non-empty, got shape {arr.shape}")
+    return arr
+
+
+def _vector(value, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise RelucheckInputError(f"{name} must be a list of numbers: {exc}") from exc
+    if arr.ndim != 1:
+        raise RelucheckInputError(f"{name} must be a 1-D array, got shape {arr.shape}")
+    return arr
+
+
+def validate(inst: Instance) -> None:
+    """Shapes, finiteness, unit directions and ±1 signs; errors name the violated condition."""
+    X, y, G, s = inst.inputs, inst.labels, inst.directions, inst.signs
+    for name, arr in (("inputs", X), ("labels", y), ("directions", G), ("signs", s)):
+        if not np.all(np.isfinite(arr)):
+            bad = np.argwhere(~np.isfinite(arr))[0].tolist()
+            raise RelucheckInputError(f"{name} must be finite; non-finite value at index {bad}")
+    if y.shape[0] != X.shape[0]:
+        raise RelucheckInputError(
+            f"labels has {y.shape[0]} entries but inputs has n = {X.shape[0]} rows (shapes must match)"
+        )
+    if G.shape[1] != X.shape[1]:
+        raise RelucheckInputError(
+            f"directions have dimension {G.shape[1]} but inputs have d = {X.shape[1]} (shapes must match)"
+        )
+    if s.shape[0] != G.shape[0]:
+        raise RelucheckInputError(
+            f"signs has {s.shape[0]} entries but directions has m = {G.shape[0]} rows (shapes must match)"
+        )
+    if not np.all(np.isin(s, (-1.0, 1.0))):
+        raise RelucheckInputError(f"signs must be ±1, got {sorted(set(s.tolist()) - {-1.0, 1.0})}")
+    norms = np.linalg.norm(G, axis=1)
+    bad = np.flatnonzero(np.abs(norms - 1) > UNIT_TOLERANCE)
+    if bad.size:
+        raise RelucheckInputError(
+            f"directions must be unit vectors; row {int(bad[0])} has norm {norms[bad[0]]:.12g}"
+        )
+
+
+def require_orthonormal(X: np.ndarray, tol: float = ORTHONORMAL_TOLERANCE) -> None:
+    """Raise `HypothesisViolation` (C's Assumption 1) unless the rows of X are orthonormal."""
+    n, d = X.shape
+    if d < n:
+        raise HypothesisViolation(ORTHONORMALITY, f"n = {n} orthonormal inputs need d ≥ n, got d = {d}")
+    defect = np.abs(X @ X.T - np.eye(n)).max()
+    if defect > tol:
+        raise HypothesisViolation(ORTHONORMALITY, f"max |⟨x_i,x_k⟩ − 1{{i=k}}| = {defect:.3g} > {tol:g}")
+
+
+def load_instance(path, *, orthonormal: bool = False) -> Instance:
+    """Read an instance file (format in the module docstring) and validate it."""
+    try:
+        raw = json.loads(Path(path).read_text())
+    except FileNotFoundError as exc:
+        raise RelucheckInputError(f"instance file not found: {path}") from exc
+    except json.JSONDecodeError as exc:
+        raise RelucheckInputError(f"instance file {path} is not valid JSON: {exc}") from exc
+    return instance_from_json(raw, orthonormal=orthonormal)
+
+
+def instance_from_json(raw, *, orthonormal: bool = False) -> Instance:
+    if not isinstance(raw, dict):
+        raise RelucheckInputError("an instance must be a JSON object with inputs, labels, directions, signs")
+    missing = [k for k in ("inputs", "labels", "directions", "signs") if k not in raw]
+    if missing:
+        raise RelucheckInputError(f"instance is missing field(s) {missing}")
+    inst = Instance(raw["inputs"], raw["labels"], raw["directions"], raw["signs"], raw.get("meta", {}))
+    if orthonormal:
+        inst.require_orthonormal()
+    return inst

@@ -1,0 +1,108 @@
+"""The two-layer ReLU network, its square loss and its gradient-flow field, written once.
+
+    h_θ(x) = scale · Σ_j a_j σ(⟨w_j, x⟩),      σ(z) = max(z, 0),
+    L(θ)   = 1/(2n) Σ_i r_i²,                  r_i = y_i − h_θ(x_i),
+    dθ/dt  = −time_factor · ∇L(θ),             σ'(0) = 0.
+
+Conventions (one `Convention` object carries them):
+
+* papers A and C: scale = 1, time_factor = 1 (A eq. 1 and 4; C eqs. 2–4);
+* paper B: scale = 1/p and time accelerated by p (B eqs. 1–3), p = width m.
+
+The subgradient selection σ'(0) = 0 is the one of all three papers (C Assumption 2, B eq. 3,
+A's D_j in eq. 4). The functions take numpy arrays of any dtype: float64 for the fast path and
+``dtype=object`` arrays of mpmath ``mpf`` (or python-flint ``arb``) numbers for high precision; the
+formulas below are the only copy (one definition, every backend).
+
+Shapes: X (n, d) inputs as rows, y (n,), a (m,), W (m, d) hidden neurons as rows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Convention",
+    "PAPER_A",
+    "PAPER_C",
+    "paper_b",
+    "preactivations",
+    "forward",
+    "residuals",
+    "loss",
+    "field",
+    "balancedness_defect",
+]
+
+
+@dataclass(frozen=True)
+class Convention:
+    """Output scale and time acceleration of a paper's gradient flow.
+
+    scale: factor in front of Σ_j a_j σ(⟨w_j,x⟩) (1 for A and C, 1/p for B).
+    time_factor: the flow is dθ/dt = −time_factor ∇L (1 for A and C, p for B).
+    """
+
+    scale: float = 1.0
+    time_factor: float = 1.0
+    name: str = "unscaled"
+
+
+PAPER_A = Convention(1.0, 1.0, "A/C: no output scaling")
+PAPER_C = PAPER_A
+
+
+def paper_b(p: int) -> Convention:
+    """Paper B's mean-field convention: output scaled by 1/p, time accelerated by p (B eqs. 1–3)."""
+    if int(p) != p or p < 1:
+        raise ValueError(f"paper B width p must be a positive integer, got {p!r}")
+    return Convention(1.0 / p, float(p), f"B: output/{p}, time×{p}")
+
+
+def preactivations(X, W):
+    """⟨w_j, x_i⟩ as an (n, m) array."""
+    return X @ W.T
+
+
+def forward(X, a, W, convention: Convention = PAPER_A):
+    """h_θ(x_i) for every row x_i of X (eq. 2 of C, eq. 1 of B with scale 1/p)."""
+    Z = preactivations(X, W)
+    return convention.scale * ((Z * (Z > 0)) @ a)
+
+
+def residuals(X, y, a, W, convention: Convention = PAPER_A):
+    """r_i = y_i − h_θ(x_i)."""
+    return y - forward(X, a, W, convention)
+
+
+def loss(X, y, a, W, convention: Convention = PAPER_A):
+    """L(θ) = 1/(2n) Σ_i r_i² (the 1/(2n) normalization of all three papers)."""
+    r = residuals(X, y, a, W, convention)
+    return (r @ r) / (2 * len(y))
+
+
+def field(X, y, a, W, convention: Convention = PAPER_A, active=None):
+    """The gradient-flow field (da/dt, dW/dt) = −time_factor ∇L with σ'(0) = 0.
+
+    da_j/dt = c ⟨w_j, D_j⟩ and dw_j/dt = c a_j D_j with the dynamical vector
+    D_j = (scale/n) Σ_i 1{⟨w_j,x_i⟩ > 0} r_i x_i and c = time_factor (A eq. 4, B eqs. 13–14,
+    C §1.4).
+
+    ``active`` optionally fixes the activation pattern (an (n, m) boolean array); the event-aware
+    integrators pass the pattern of the current segment so that the field is polynomial there.
+    """
+    Z = preactivations(X, W)
+    act = (Z > 0) if active is None else active
+    R = Z * act
+    n = len(y)
+    r = y - convention.scale * (R @ a)
+    coef = convention.scale * convention.time_factor / n
+    da = coef * (R.T @ r)
+    dW = coef * (a[:, None] * ((act * r[:, None]).T @ X))
+    return da, dW
+
+
+def balancedness_defect(a, W):
+    """a_j² − ‖w_j‖² for every neuron j: conserved by the flow (A Lemma 2, B Lemma 1, C Prop. 1)."""
+    return a * a - (W * W).sum(axis=1)

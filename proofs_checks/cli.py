@@ -1,0 +1,142 @@
+"""The ``relucheck`` command line.
+
+Core commands: ``list``, ``run``, ``show``. Further commands (``limit-process``, ``flow``,
+``report``, ``check-ode``, ``extremal-vectors``, …) live in `proofs_checks.commands`, one module
+each with a ``register(subparsers)`` function, and are discovered automatically.
+
+Exit codes: 0 success (nothing refuted), 1 something refuted (or a mutant not caught), 2 an error
+(bad input included).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+from pathlib import Path
+
+from numerics.errors import RelucheckInputError
+
+DEFAULT_OUT = "relucheck-out"
+
+
+def _cmd_list(args) -> int:
+    from theory.statements import all_statements
+
+    from .registry import checks_of_statement
+
+    rows = []
+    for st in sorted(all_statements().values(), key=lambda s: s.id):
+        if args.paper and st.paper != args.paper.upper():
+            continue
+        checks = checks_of_statement(st.id)
+        rows.append({"id": st.id, "paper": st.paper, "number": st.number, "title": st.title,
+                     "confidence": st.confidence, "checks": checks,
+                     "not_checkable_reason": "" if checks else (st.not_checkable_reason or "no check yet")})
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    for r in rows:
+        checks = ", ".join(r["checks"]) if r["checks"] else f"(not checked: {r['not_checkable_reason']})"
+        print(f"{r['id']:<24} {r['number']:<28} [{r['confidence']}] {r['title']}\n{'':<26}checks: {checks}")
+    return 0
+
+
+def _cmd_run(args) -> int:
+    from .registry import select
+    from .report import write_results
+    from .runner import exit_code, run_checks
+
+    checks = select(args.suite, args.only)
+    if not checks:
+        print(f"no check matches suite={args.suite!r} only={args.only!r}", file=sys.stderr)
+        return 2
+    records = run_checks(checks, args.seed, mutate=args.mutate, progress=not args.quiet)
+    paths = write_results(records, args.out, title=f"relucheck run (suite {args.suite}, seed {args.seed})")
+    code = exit_code(records)
+    for rec in records:
+        if rec.status.value != "verified" and not (rec.mutant and rec.caught):
+            print(f"{rec.id}: {rec.status.value}: {rec.message}", file=sys.stderr)
+    print(f"wrote {', '.join(str(p) for p in paths)}")
+    return code
+
+
+def _cmd_show(args) -> int:
+    from theory.statements import all_statements, get_statement
+
+    from .registry import all_checks, checks_of_statement, get_check
+
+    checks = all_checks()
+    if args.id in checks:
+        chk = get_check(args.id)
+        st = get_statement(chk.statement)
+        check_ids = [chk.id]
+    elif args.id in all_statements():
+        st = get_statement(args.id)
+        check_ids = checks_of_statement(st.id)
+    else:
+        raise RelucheckInputError(f"unknown check or statement id {args.id!r}; `relucheck list` shows the ids")
+    print(st.to_markdown(check_ids))
+    results_path = Path(args.results)
+    latest = {}
+    if results_path.exists():
+        for rec in json.loads(results_path.read_text()):
+            if rec.get("check") in check_ids:
+                latest[rec["id"]] = rec
+    for cid in check_ids:
+        chk = checks[cid]
+        print(f"check {cid} (suites: {', '.join(chk.suites)}; mutant: {chk.mutant})")
+        for key in (cid, cid + ".mutant"):
+            rec = latest.get(key)
+            if rec:
+                print(f"  latest {key}: {rec['status']} — prediction {rec['prediction']!r}, measurement "
+                      f"{rec['measurement']!r}, tolerance {rec['tolerance']!r} ({rec['tolerance_reason']}); {rec['message']}")
+        if cid not in latest:
+            print(f"  no result in {results_path} (run `relucheck run --only {cid}`)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="relucheck", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="statements with their checks")
+    p.add_argument("--paper", choices=["A", "B", "C", "a", "b", "c"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_list)
+
+    p = sub.add_parser("run", help="run a suite of checks and write the reports")
+    p.add_argument("--suite", default="default", choices=["default", "full"])
+    p.add_argument("--only", help="glob or substring on check ids, e.g. 'C.*' or balancedness")
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--mutate", action="store_true", help="also run every check's mutant (must be refuted)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("show", help="a statement or check, its formula and its latest results")
+    p.add_argument("id")
+    p.add_argument("--results", default=f"{DEFAULT_OUT}/results.json")
+    p.set_defaults(func=_cmd_show)
+
+    from . import commands
+
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        importlib.import_module(f"{commands.__name__}.{info.name}").register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (RelucheckInputError, KeyError, FileNotFoundError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"relucheck: error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""Checks, their registry and the two suites.
+
+A check binds one statement to a computation::
+
+    @check("C.prop1.balancedness", statement="C.prop1",
+           mutant="the quantity a_j² − 2‖w_j‖² in place of a_j² − ‖w_j‖²")
+    def balancedness(ctx: Context) -> Outcome:
+        ...                       # compute; if ctx.mutate, use the deliberately wrong prediction
+        return agree(prediction, measurement, tol, "reason for tol")
+
+The same function runs the mutant with ``ctx.mutate = True``: the same computation against a
+deliberately wrong prediction, which must come out refuted. ``ctx.cached(key, fn)`` shares an
+expensive computation between a check and its mutant.
+
+Check modules live in `proofs_checks.checks` and are discovered automatically.
+"""
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .result import Outcome
+
+SUITES = ("default", "full")
+
+
+@dataclass
+class Context:
+    """What a check's computation receives: the seed, whether to run the mutant, a shared cache."""
+
+    seed: int = 0
+    mutate: bool = False
+    cache: dict = field(default_factory=dict)
+
+    def cached(self, key, compute: Callable):
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    statement: str
+    fn: Callable[[Context], Outcome]
+    mutant: str
+    suites: tuple[str, ...] = SUITES
+    precision: str = "float64"
+    description: str = ""
+
+    @property
+    def paper(self) -> str:
+        return self.statement.split(".", 1)[0]
+
+
+_CHECKS: dict[str, Check] = {}
+_loaded = False
+
+
+def check(check_id: str, *, statement: str, mutant: str, suites=SUITES, precision: str = "float64"):
+    """Register the decorated function as a check (see the module docstring)."""
+    suites = tuple(suites)
+    unknown = set(suites) - set(SUITES)
+    if unknown:
+        raise ValueError(f"check {check_id}: unknown suite(s) {sorted(unknown)}; suites are {SUITES}")
+    if not mutant:
+        raise ValueError(f"check {check_id}: every check needs a mutant (a check must be able to fail)")
+
+    def decorate(fn):
+        if check_id in _CHECKS:
+            raise ValueError(f"check {check_id} registered twice")
+        _CHECKS[check_id] = Check(check_id, statement, fn, mutant, suites, precision, (fn.__doc__ or "").strip())
+        return fn
+
+    return decorate
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from . import checks
+
+    for info in pkgutil.iter_modules(checks.__path__):
+        importlib.import_module(f"{checks.__name__}.{info.name}")
+
+
+def all_checks() -> dict[str, Check]:
+    _load()
+    return dict(_CHECKS)
+
+
+def get_check(check_id: str) -> Check:
+    _load()
+    try:
+        return _CHECKS[check_id]
+    except KeyError:
+        raise KeyError(f"unknown check id {check_id!r}; `relucheck list` shows the checks") from None
+
+
+def select(suite: str = "default", only: str | None = None) -> list[Check]:
+    """Checks of a suite, optionally filtered by a glob or substring pattern on the id."""
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r}; choose one of {SUITES}")
+    chosen = [c for c in all_checks().values() if suite in c.suites]
+    if only:
+        pattern = only if any(ch in only for ch in "*?[") else f"*{only}*"
+        chosen = [c for c in chosen if fnmatch.fnmatchcase(c.id, pattern)]
+    return sorted(chosen, key=lambda c: c.id)
+
+
+def checks_of_statement(statement_id: str) -> list[str]:
+    return sorted(c.id for c in all_checks().values() if c.statement == statement_id)
