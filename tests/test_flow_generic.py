@@ -1,0 +1,68 @@
+"""The generic event-aware float64 flow (numerics/flow.py) and plain GD (numerics/gd.py)."""
+import numpy as np
+import pytest
+
+from numerics import datasets, initializations
+from numerics.errors import RelucheckInputError
+from numerics.flow import FlowStatus, gradient_flow
+from numerics.gd import gradient_descent
+from numerics.instances import Instance
+from numerics.network import field, loss
+
+
+def _orthonormal_problem(seed=3):
+    rng = np.random.default_rng(seed)
+    X = datasets.orthonormal_inputs(6, 8, rng)
+    y = rng.standard_normal(6)
+    G, s = initializations.random_instance_directions(4, 8, rng)
+    return X, y, Instance(X, y, G, s)
+
+
+def test_wrong_sign_components_deactivate_as_events_and_stay_frozen():
+    X, y, inst = _orthonormal_problem()
+    a0, W0 = initializations.balanced(inst, 0.3)
+    res = gradient_flow(X, y, a0, W0, 40.0)
+    assert res.status is FlowStatus.SUCCESS and res.events
+    Z = np.einsum("tmd,nd->tnm", res.W, X)
+    for ev in res.events:
+        assert ev.kind == "deactivate"
+        later = res.t > ev.t + 1e-9
+        # C Assumption 2 on orthonormal data: once at zero, the component is frozen at zero
+        assert np.all(np.abs(Z[later, ev.datum, ev.neuron]) <= 1e-12)
+
+
+def test_loss_decreases_along_the_flow():
+    X = datasets.gaussian_inputs(10, 6, 0)
+    y = datasets.linear_teacher(X, 1, noise=0.1)
+    a0, W0 = initializations.dominated(5, 6, 0.5, 2)
+    res = gradient_flow(X, y, a0, W0, 100.0)
+    assert np.all(np.diff(res.loss) <= 1e-12)
+    assert res.loss[-1] < res.loss[0]
+
+
+def test_gd_small_steps_track_the_flow():
+    X = datasets.gaussian_inputs(8, 5, 0)
+    y = datasets.linear_teacher(X, 1)
+    a0, W0 = initializations.dominated(4, 5, 0.8, 1)
+    res = gradient_flow(X, y, a0, W0, 5.0, t_eval=[0.0, 5.0])
+    a, W, _ = gradient_descent(X, y, a0, W0, 1e-3, 5000, record_every=5000)
+    # Euler's global error is O(step · t) = O(5e-3) relative to the motion; much tighter in practice
+    assert np.allclose(a, res.a[-1], atol=5e-3) and np.allclose(W, res.W[-1], atol=5e-3)
+    assert loss(X, y, a, W) == pytest.approx(res.loss[-1], rel=1e-2)
+
+
+def test_bad_arguments():
+    X, y, inst = _orthonormal_problem()
+    a0, W0 = initializations.balanced(inst, 0.1)
+    with pytest.raises(RelucheckInputError, match="final time must be finite and > 0"):
+        gradient_flow(X, y, a0, W0, -1.0)
+    with pytest.raises(RelucheckInputError, match="learning rate must be > 0"):
+        gradient_descent(X, y, a0, W0, 0.0, 10)
+
+
+def test_field_pattern_argument_freezes_inactive_components():
+    X, y, inst = _orthonormal_problem()
+    a0, W0 = initializations.balanced(inst, 0.3)
+    active = np.zeros((6, 4), dtype=bool)
+    da, dW = field(X, y, a0, W0, active=active)
+    assert np.all(da == 0) and np.all(dW == 0)
