@@ -15,7 +15,7 @@ import numpy as np
 
 from theory.statement import latex_escape
 
-from .result import CheckResult, to_jsonable
+from .result import CheckResult
 
 CSV_FIELDS = ["id", "check", "statement", "paper", "status", "mutant", "caught", "prediction", "measurement",
               "tolerance", "tolerance_reason", "precision", "seed", "seconds", "message"]

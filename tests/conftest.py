@@ -6,7 +6,6 @@ when CI is set) and ``dev`` (random, more examples); choose with HYPOTHESIS_PROF
 """
 import os
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", derandomize=True, max_examples=25, deadline=None,

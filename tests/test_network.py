@@ -85,3 +85,13 @@ def test_paper_b_rejects_bad_width():
 
 def test_datasets_are_seeded():
     assert np.array_equal(datasets.gaussian_inputs(4, 3, 5), datasets.gaussian_inputs(4, 3, 5))
+
+
+def test_python_flint_arb_backend_encloses_float64():
+    flint = pytest.importorskip("flint", reason="python-flint is a declared dependency; missing only in broken installs")
+    X, y, a, W = _problem(4)
+    arb = np.vectorize(lambda v: flint.arb(float(v)), otypes=[object])
+    da_b, dW_b = field(arb(X), arb(y), arb(a), arb(W))
+    da, dW = field(X, y, a, W)
+    for enclosure, value in zip(list(da_b) + list(dW_b.ravel()), list(da) + list(dW.ravel())):
+        assert enclosure.contains(flint.arb(value).mid()) or abs(float(enclosure.mid()) - value) < 1e-14

@@ -5,7 +5,6 @@ import numpy as np
 
 from numerics import datasets, initializations
 from numerics.flow import gradient_flow
-from numerics.gd import gradient_descent
 from numerics.instances import Instance
 from numerics.network import PAPER_A, field, paper_b
 from theory.invariants import gd_step_identity_residual, invariant_derivative
