@@ -1,0 +1,198 @@
+"""Paper B (Dana, Pillaud-Vivien & Bach, arXiv 2502.16977): its numbered statements as written.
+
+Formulas are the paper's (seed 002, equation numbers of the seed) even where computation refutes
+them; the refutations are findings recorded in docs/paper_b.md and checked in
+proofs_checks/checks/paper_b_*.py. Confidence tags are spec B's: "verified symbolically",
+"verified numerically", "error" (a formula or proof step found wrong), "unverified".
+Lemma 1 (balancedness) lives in balancedness.py.
+
+Symbols: n data, p neurons, d dimension; C_x^± = max/min ‖x_i‖, C_y^± = max/min |y_i|;
+D_X = diag(‖x_i‖²); μ(t) = p‖∇L‖²/L the local-PL curvature; ⟨μ(t)⟩ = (1/t)∫_0^t μ.
+"""
+import sympy as sp
+
+from ..statement import Statement
+from . import register
+
+t, u, n, p, d, eps = sp.symbols("t u n p d varepsilon", positive=True)
+Cxm, Cxp, Cym, Cyp, Caw = sp.symbols("C_x^- C_x^+ C_y^- C_y^+ C_{a\\,w}", positive=True)
+offdiag = sp.Symbol("\\|X^TX-D_X\\|", nonnegative=True)
+mu = sp.Function("mu")
+L = sp.Function("L")
+mu_avg, mu_inf = sp.symbols("\\langle\\mu(t)\\rangle \\langle\\mu_\\infty\\rangle", positive=True)
+P_I = sp.Symbol("\\mathbb{P}(\\mathcal{I})")
+P_conv = sp.Symbol("\\mathbb{P}(L\\to0)")
+
+# group dynamics (B eqs. 66–69, 80), with the paper's names: c = c_n^j, P = p_n √k_n ‖D_j^n‖,
+# ρ = ⟨D̄_j^n, s_j w̄_j^+⟩, N = ‖w_j‖_+²
+c, P, rho0, N0 = sp.symbols("c P rho_0 N_0", positive=True)
+rho = sp.Function("rho")(t)
+N = sp.Function("N")(t)
+RHO_PAPER = (sp.sinh(c * t) + rho0 * sp.cosh(c * t)) / (sp.cosh(c * t) + rho0 * sp.sinh(c * t))  # (67)
+N_PAPER = P * N0 * (sp.cosh(c * t) + rho0 * sp.sinh(c * t)) / (
+    P + N0 * (sp.sinh(c * t) + rho0 * (sp.cosh(c * t) - 1)))  # (69)/(80)
+
+_CY_SAME_SIGN = "all labels of group G_j share the sign s_j"
+_GROUP = ("orthonormal inputs ⟨x_i, x_k⟩ = δ_ik", "group initialization (9): n = p_n k_n, neuron j active exactly on G_j",
+          _CY_SAME_SIGN, "symmetric initialization |a_j(0)| = ‖w_j(0)‖")
+_B = "output scaled by 1/p, time accelerated by p (B eqs. 1–3), σ'(0) = 0"
+
+register(
+    Statement(
+        id="B.asm1", paper="B", number="Assumption 1", title="Asymmetric norm at initialization",
+        conclusion=sp.Symbol("|a_j(0)|") >= sp.Symbol("\\|w_j(0)\\|"),
+        confidence="verified numerically", source="seed 002 §3; spec B §1.5",
+        meaning="for every neuron j; the proof of Theorem 1 needs the strict version a_j(0)² − ‖w_j(0)‖² > 0",
+        not_checkable_reason="a hypothesis: enforced on inputs (initializations.paper_b_experiment samples it strictly)",
+    ),
+    Statement(
+        id="B.asm2", paper="B", number="Assumption 2", title="Low-correlated inputs",
+        conclusion=sp.StrictLessThan(offdiag, Cxm**2 / (2 * sp.sqrt(n)) * Cym / Cyp),
+        confidence="verified numerically", source="seed 002 eq. (4); spec B §1.6",
+        meaning="the off-diagonal Gram matrix is small in operator norm",
+        not_checkable_reason="a hypothesis on data: checked per draw wherever Theorem 1 is tested (B.thm1 checks)",
+    ),
+    Statement(
+        id="B.lem2", paper="B", number="Lemma 2", title="Local-PL integral identity",
+        hypotheses=(_B,),
+        conclusion=sp.Eq(L(t), L(0) * sp.exp(-mu_avg * t)),
+        constants={"⟨μ(t)⟩": "(1/t)∫_0^t μ(u) du", "μ": "p‖∇L‖²/L = −L'/L (eq. 5)"},
+        confidence="verified numerically", source="seed 002 Lemma 2, eq. (5); spec B §2.2",
+        meaning="μ is the instantaneous exponential decay rate of the loss (the proof omits the factor p)",
+    ),
+    Statement(
+        id="B.thm1", paper="B", number="Theorem 1", title="Global convergence with p ≳ log n, rate ≥ C/n",
+        hypotheses=(_B, "Assumption 1", "data fixed, satisfying Assumption 2",
+                    "p ≥ 4 log(4n/ε)(1 + (C_{a,w} C_x^+/C_y^+)²)"),
+        conclusion=sp.And(P_conv >= 1 - eps, mu_inf >= sp.Symbol("C") / n,
+                          mu(t) >= sp.Symbol("C") / n * sp.Symbol("\\min_i|1-r_i(t)/y_i|")),
+        constants={"C": sp.Rational(6, 5) * Cxm**2 / Cxp * Cym},
+        confidence="verified numerically", source="seed 002 Theorem 1, eq. (6); spec B §2.3",
+        meaning="about log n neurons interpolate weakly interacting data at any initialization scale; "
+                "bound (6) is deterministic given Assumptions 1–2",
+    ),
+    Statement(
+        id="B.lem3", paper="B", number="Lemma 3", title="Weak interaction of random high-dimensional data",
+        hypotheses=("(x_i, y_i) i.i.d., compact support, E[x] = 0, E[xxᵀ] = (λ/d) I_d",),
+        conclusion=sp.Implies(d >= sp.Symbol("C") * (n**2 + n * sp.log(1 / eps)),
+                              sp.Symbol("\\mathbb{P}(\\mathrm{Assumption\\ 2})") >= 1 - eps),
+        confidence="verified numerically", source="seed 002 Lemma 3, eq. (46); spec B §2.4",
+        meaning="about √d data points are weakly interacting in dimension d (the text states the converse)",
+        not_checkable_reason="the constant C is not explicit (Vershynin's C_V); the concentration scaling "
+                             "‖X̄ᵀX̄ − I‖ ≈ 2√(n/d) is reported by `relucheck report --paper B`",
+    ),
+    Statement(
+        id="B.cor1", paper="B", number="Corollary 1", title="Convergence on random data",
+        hypotheses=("Assumption 1", "i.i.d. data as in Lemma 3", "p ≥ 4 log(6n/ε)(1 + (C_{a,w}C_x^+/C_y^+)²)",
+                    "d ≥ C(n² + n log(1/ε))"),
+        conclusion=sp.And(P_conv >= 1 - eps, mu_inf >= sp.Symbol("C'") / n),
+        confidence="verified numerically", source="seed 002 Corollary 1; spec B §2.5",
+        meaning="Lemmas 3, 5, 6 each with ε/3, then Theorem 1",
+    ),
+    Statement(
+        id="B.prop1", paper="B", number="Proposition 1", title="Orthogonal data: upper bound on the curvature",
+        hypotheses=(_B, "orthogonal inputs", "a_j(0)² − ‖w_j(0)‖² > Δ > 0 (the paper writes |a_j(0)| − ‖w_j(0)‖²)",
+                    "d ≥ C log(p) log(np) log(1/ε)²"),
+        conclusion=sp.Le(mu(t), sp.Symbol("C") * sp.sqrt(p / n) * sp.Symbol("\\max_i|1-r_i(t)/y_i|")
+                         + sp.Symbol("C") / n),
+        constants={"for": "t ≥ Cn, with probability ≥ 1 − ε"},
+        confidence="error", source="seed 002 Proposition 1, eqs. (8), (62)–(65); spec B §2.6",
+        meaning="the asymptotic rate on orthogonal data is O(√(p/n)); step (62) is false when d > n "
+                "(corrected bound with frozen mass F_j, spec §2.6)",
+    ),
+    Statement(
+        id="B.prop2", paper="B", number="Proposition 2", title="Any order n^-α, α ∈ [1/2, 1], is reachable",
+        hypotheses=_GROUP + (_B, "k_n = n^{2(1−α)}, p_n = n^{2α−1}"),
+        conclusion=sp.And(sp.Symbol("K_1") / n**sp.Symbol("alpha") <= mu(t),
+                          mu(t) <= sp.Symbol("K_2") / n**sp.Symbol("alpha")),
+        constants={"for": "t ≥ C n^{3α−1} log(Cn)", "K_1": "2C_y^- min_j ‖w_j(0)‖²/(2 + ‖w_j(0)‖²)",
+                   "K_2": "4C_y^+", "step (73)": "‖w_j‖_+² ≥ P_j N_0/(2 + N_0) after time (1/c) log P"},
+        confidence="error", source="seed 002 Proposition 2, eqs. (66)–(73); spec B §2.7",
+        meaning="group initializations reach every order between 1/n and 1/√n; step (73) fails for the true "
+                "dynamics (valid constant N_0/(4 + 1.8 N_0))",
+    ),
+    Statement(
+        id="B.conj1", paper="B", number="Conjecture 1", title="Typical asymptotic rate 1/√n on orthogonal data",
+        hypotheses=("orthogonal inputs", "p ≥ C_1 log(n/ε)"),
+        conclusion=sp.Eq(mu_inf, sp.Symbol("C_2") / sp.sqrt(n)),
+        confidence="unverified", source="seed 002 Conjecture 1, eq. (11); spec B §2.8 and §3 Figure 6",
+        meaning="supported only by Experiment 2, whose slopes are pre-asymptotic and init-dependent",
+        not_checkable_reason="a conjecture: Figure 6's slopes are regenerated by `relucheck report --paper B` "
+                             "(informative, not a verdict)",
+    ),
+    Statement(
+        id="B.lem4", paper="B", number="Lemma 4", title="Curvature at initialization for large p",
+        conclusion=sp.Symbol("\\sqrt{p}(n\\mu(0)-\\beta_0)\\to\\mathcal{N}(0,\\gamma_0^2)"),
+        constants={"β_0": "2 Ỹᵀ M̄ Ỹ/‖Ỹ‖² (corrected; the paper's (75)–(79) drop ‖R‖²)"},
+        confidence="verified numerically", source="seed 002 Lemma 4, eqs. (74)–(79); spec B §2.9",
+        meaning="the early local-PL rate is of order 1/n",
+    ),
+    Statement(
+        id="B.thm2", paper="B", number="Theorem 2", title="Phase transitions in relative time 1/log n",
+        hypotheses=_GROUP + (_B, "p fixed, k_n = n/p, ‖D_j^n‖ → ‖D_j^∞‖", "t_n = √(np)/4 · log(np)"),
+        conclusion=sp.Symbol("\\frac{t_n^j(1-\\varepsilon)-t_n^j(\\varepsilon)}{t_n}\\sim"
+                             "\\frac{1}{2\\|D_j^\\infty\\|}\\frac{\\log C^j(\\varepsilon)}{\\log n}"),
+        constants={"C^j(ε) (87)": "(1−√ε)/(1+‖D‖(1−√ε)) · (1+‖D‖(1−√(1−ε)))/(1−√(1−ε))",
+                   "transition times": "t^j = 1/‖D_j^∞‖ in units of t_n",
+                   "L^j(t_n^j(ε))": "(ε/2)‖D_j^n‖²"},
+        confidence="error", source="seed 002 Theorem 2, eqs. (12), (84)–(87); spec B §2.10",
+        meaning="L_∞ is a staircase with transitions at 1/‖D_j‖; the window constant is wrong: the window is "
+                "(2/‖D‖) log C(ε)/log n with C(ε) = (1−√ε)√(1−ε)/(√ε(1−√(1−ε)))",
+    ),
+    Statement(
+        id="B.lem5", paper="B", number="Lemma 5", title="Good initialization: log n neurons necessary and sufficient",
+        hypotheses=("y_i ≠ 0", "𝓘: ∀i ∃j ⟨w_j(0), x_i⟩ > 0 and a_j(0) y_i > 0"),
+        conclusion=sp.And(sp.Implies(p >= 4 * sp.log(n / eps), P_I >= 1 - eps),
+                          sp.Implies(p <= 3 * sp.log(n / eps) - 2, P_I <= 1 - eps)),
+        constants={"union bound": "P(𝓘) ≥ 1 − n(3/4)^p",
+                   "exact (orthogonal)": "Σ_m C(p,m) 2^-p (1−2^-m)^{n+} (1−2^-(p−m))^{n−}"},
+        confidence="error", source="seed 002 Lemma 5 and proof; spec B §2.11",
+        meaning="both bullets hold numerically; the proof of the second bullet has a false inequality",
+    ),
+    Statement(
+        id="B.lem6", paper="B", number="Lemma 6", title="Initial loss",
+        hypotheses=("p ≥ (1/c) log(2/ε) max(z², z), z = ‖a⟨w, x̄⟩_+‖_ψ1 C_x^+/C_y^+",),
+        conclusion=sp.Symbol("\\mathbb{P}(L(\\theta_0)\\le 2(C_y^+)^2)") >= 1 - eps,
+        confidence="unverified", source="seed 002 Lemma 6; spec B §2.12",
+        meaning="Bernstein for the average of sub-exponential a_j⟨w_j, x_I⟩_+ (a union bound over i is missing)",
+        not_checkable_reason="the absolute Bernstein constant c is not explicit",
+    ),
+    Statement(
+        id="B.lem7", paper="B", number="Lemma 7", title="Two-sided curvature bounds",
+        conclusion=sp.And(
+            sp.Le(mu(t), 2 / n * Cxp**2 * sp.Symbol("\\max_i\\frac1p\\sum_j(a_j^2+\\|w_j\\|^2)1_{j,i}")),
+            sp.Ge(mu(t), 2 / n * (Cxm**2 - offdiag) * sp.Symbol("\\min_i\\frac1p\\sum_ja_j^21_{j,i}"))),
+        confidence="error", source="seed 002 Lemma 7, eq. (23); spec B §2.14",
+        meaning="the lower bound holds for any X; the upper bound only for orthogonal X "
+                "(counterexample x_1 = x_2 = e_1: μ = 4 > 2)",
+    ),
+    Statement(
+        id="B.lem8", paper="B", number="Lemma 8", title="Extinction of wrongly signed neurons",
+        hypotheses=("orthogonal inputs, y_i ≠ 0", "a_j(0)² − ‖w_j(0)‖² ≥ Δ > 0", "event 𝓘"),
+        conclusion=sp.Symbol("a_j(0)y_i<0\\Rightarrow\\langle w_j(t_n),x_i\\rangle_+=0"),
+        constants={"t_n": "2n max_{j,i}⟨w_j(0), x_i⟩_+/(C_y^- C_x^- Δ) (√Δ in the corrected proof)"},
+        confidence="error", source="seed 002 Lemma 8, eqs. (49)–(56); spec B §2.15",
+        meaning="wrong-signed activations die out early; the proof's Δ should read √Δ",
+        not_checkable_reason="κ and the probability are not explicit; the exact orthogonal fact it rests on "
+                             "(an inactive pair stays inactive) is checked under B.remC2",
+    ),
+    Statement(
+        id="B.prop3", paper="B", number="Proposition 3", title="Collapse of the second layer without Assumption 1",
+        hypotheses=("d = n = p = 2, canonical inputs, y_1 y_2 < 0", "|a_j(0)| ≤ δ small, y_1 large",
+                    "√(8 max⟨w_j(0),x_i⟩/y_1) ≤ |y_2/y_1| ≤ min⟨w_j(0),x_i⟩/max⟨w_j(0),x_i⟩"),
+        conclusion=sp.Symbol("\\lim_t L(\\theta_t)") >= sp.Symbol("y_2") ** 2 / 4,
+        confidence="verified numerically", source="seed 002 Proposition 3, eq. (90); spec B §2.16",
+        meaning="without Assumption 1 both output weights turn positive and x_2 is never fitted",
+    ),
+    Statement(
+        id="B.remC2", paper="B", number="Remark C.2", title="Non-uniqueness of the flow at the kink",
+        conclusion=sp.Symbol("\\sigma'(0)=0\\Rightarrow\\langle w_j(t),x_i\\rangle=0\\ \\forall t\\ge t_0"),
+        confidence="verified numerically", source="seed 002 Appendix C.2; spec B §2.17",
+        meaning="at ⟨w_j, x_i⟩ = 0 with a_j r_i > 0 Filippov solutions may restart at any time; σ'(0) = 0 "
+                "selects the one staying inactive (orthogonal data)",
+    ),
+)
+
+# the closed forms of the group dynamics, as written (used by theory/paper_b_closed_form.py)
+GROUP_ODE_PAPER = (sp.Eq(sp.Derivative(rho, t), c / 2 * (1 - rho**2)),  # (66), as derived in the paper
+                   sp.Eq(sp.Derivative(N, t), c * N * (rho - N / P)))
