@@ -55,16 +55,24 @@ def kappa_closed_form(g_data, y, fitted) -> float:
     return (1.0 + float(np.abs(y[S]) @ g_data[S]) / norm) / 2.0
 
 
-def kappa_linear_system(g_data, y, s: float) -> tuple[float, list[float]]:
-    """κ of the piecewise-linear system (module docstring), solved in closed form between events.
+@dataclass
+class LinearPhase:
+    alpha: float  # α(t_end)
+    z: np.ndarray  # z(t_end) in data coordinates
+    events: list[float]  # real times at which wrong-sign components reached zero (before t_end)
+    kappa: float  # lim e^{−γt} α(t) (nan unless t_end = ∞)
 
-    Returns (κ, event times). Components i with s y_i > 0 and ⟨ḡ, x_i⟩ > 0 must exist.
+
+def linear_phase(g_data, y, s: float, t_end: float = math.inf) -> LinearPhase:
+    """The piecewise-linear system of the module docstring from α(0) = 1, z(0) = g_data up to ``t_end``.
+
+    Solved in closed form between events; with t_end = ∞ it returns κ. At least one component with
+    ⟨ḡ, x_i⟩ > 0 must exist.
     """
-    g_data = np.asarray(g_data, dtype=float)
+    z = np.array(g_data, dtype=float)
     y = np.asarray(y, dtype=float)
     n = len(y)
-    P = g_data > 0
-    z = g_data.copy()
+    P = z > 0
     alpha, t = 1.0, 0.0
     events = []
     while True:
@@ -74,29 +82,40 @@ def kappa_linear_system(g_data, y, s: float) -> tuple[float, list[float]]:
             raise ValueError("no active component: the neuron does not grow")
         bh = b / beta
         v = float(bh @ z)
-        wrong = np.flatnonzero(P & (b < 0))
-        if wrong.size == 0:
-            return math.exp(-beta * t) * (alpha + v) / 2.0, events
 
-        def F(dt, alpha=alpha, v=v, beta=beta):
+        def F(dt, alpha=alpha, v=v, beta=beta):  # z_P(t + dt) = z_P(t) + b̂ F(dt), F' = β α > 0
             return alpha * math.sinh(beta * dt) + v * (math.cosh(beta * dt) - 1.0)
 
+        wrong = np.flatnonzero(P & (b < 0))
+        if wrong.size == 0 and math.isinf(t_end):
+            return LinearPhase(alpha, z, events, math.exp(-beta * t) * (alpha + v) / 2.0)
         hits = []
-        for i in wrong:  # z_i + bh_i F(dt) = 0 with F increasing from 0 (F' = β α > 0)
+        for i in wrong:  # z_i + b̂_i F(dt) = 0
             target = -z[i] / bh[i]
             hi = 1.0 / beta
             while F(hi) < target:
                 hi *= 2.0
             hits.append(brentq(lambda dt: F(dt) - target, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps))
-        k = int(np.argmin(hits))
-        dt = hits[k]
+        k = int(np.argmin(hits)) if hits else -1
+        dt = hits[k] if hits else math.inf
+        last = t + dt >= t_end
+        if last:
+            dt = t_end - t
         Fdt = F(dt)
-        alpha, z = (alpha * math.cosh(beta * dt) + v * math.sinh(beta * dt)), np.where(P, z + bh * Fdt, z)
+        alpha, z = alpha * math.cosh(beta * dt) + v * math.sinh(beta * dt), np.where(P, z + bh * Fdt, z)
+        t += dt
+        if last:
+            return LinearPhase(alpha, z, events, math.nan)
         i = int(wrong[k])
         z[i] = 0.0
         P[i] = False
-        t += dt
         events.append(t)
+
+
+def kappa_linear_system(g_data, y, s: float) -> tuple[float, list[float]]:
+    """(κ, event times) of the piecewise-linear system (module docstring)."""
+    phase = linear_phase(g_data, y, s)
+    return phase.kappa, phase.events
 
 
 def first_jump(instance, limit=None) -> FirstJump:
