@@ -1,0 +1,356 @@
+"""Early-alignment objects of paper A: D_n(w), G_n, and the extremal vectors of finite data.
+
+Paper A eq. (5) and Definition 2.1 (v1 Definition 1), spec A §1.5–§1.6, §5.0:
+
+    D_n(w) = (1/n) Σ_k 1{⟨w,x_k⟩ > 0} y_k x_k,          G_n(w) = (1/n) Σ_k y_k σ(⟨w,x_k⟩),
+    𝒟_n(w) = {(1/n) Σ_k η_k y_k x_k : η_k ∈ ∂σ(⟨w,x_k⟩)}   (Clarke subdifferential of G_n at w).
+
+D is *extremal* when D ∈ 𝒟_n(w) and D ∈ ℝw for some unit w: "max" type when w = D/‖D‖ (attracts
+positive neurons), "min" type when w = −D/‖D‖.
+
+Method (exact for d = 2 and d = 3). The tied inputs of a point w (⟨w,x_k⟩ = 0) lie in w^⊥, so every
+D ∈ 𝒟_n(w) has the same component G_n(w) along w; the extremal vector of w, when it exists, is
+G_n(w)·w. On the sphere the hyperplanes x_k^⊥ cut faces: vertices (d = 2: the points ±x_k^⊥; d = 3: the
+points ±x_i × x_j), edges (d = 3: open arcs of a great circle x_k^⊥) and open cells. On a face with
+strictly active set A and tied set T the condition is
+
+    P_{w^⊥} Σ_{A} y_k x_k  ∈  −{Σ_{T} η_k y_k x_k : η ∈ [0,1]^T}      (a zonotope in w^⊥),
+
+tested exactly with the zonotope's support function along every generator and every generator's
+normal. In a cell (T = ∅) it says w = ±D̄_A; on an edge of x_k^⊥ the candidate is w = ±P_{x_k^⊥} D_A;
+on a vertex w is fixed. Every face is reached from a vertex: the faces around a vertex v are found by
+leaving v along the sums ±t_a ± t_b of the tangent directions t_a = v × x_a of its circles.
+
+Arithmetic: the inputs are float64, hence dyadic rationals; they are scaled by one power of two to
+exact Python integers and every predicate (activation signs, ties, zonotope membership, parallelism)
+is evaluated in exact integer arithmetic, so there is no tolerance and no misclassified tie. The
+reported vectors are rounded to float64 only at the end. Cost: O(n³) integer operations for d = 3
+(fine up to n ≈ 100 at ~seconds, n = 300 takes minutes) and O(n²) for d = 2.
+
+Limits for larger d: faces of dimension 1 … d−2 need the same zonotope test on every face of the
+arrangement, which has Θ(n^{d−1}) faces (Cover's count, eq. 12); this module raises for d ≥ 4.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from numerics.errors import RelucheckInputError
+
+
+# -- D_n, G_n (float64, any d) ---------------------------------------------------------------------
+def D_n(X, y, w) -> np.ndarray:
+    """D_n(w) = (1/n) Σ_k 1{⟨w,x_k⟩>0} y_k x_k (A eq. 4 at θ = 0); w may be (d,) or a batch (p, d)."""
+    X, y, w = np.asarray(X, float), np.asarray(y, float), np.asarray(w, float)
+    act = (w @ X.T) > 0
+    return (act * y) @ X / len(y)
+
+
+def G_n(X, y, w) -> np.ndarray:
+    """G_n(w) = (1/n) Σ_k y_k σ(⟨w,x_k⟩) (A eq. 5); w may be (d,) or a batch (p, d)."""
+    X, y, w = np.asarray(X, float), np.asarray(y, float), np.asarray(w, float)
+    return np.maximum(w @ X.T, 0) @ y / len(y)
+
+
+def sup_deviation_2d(X, y, target) -> float:
+    """sup_w ‖D_n(w) − target‖ over the sphere S¹ (float64, O(n log n)): the quantity of A Theorem 3.1.
+
+    D_n is constant on the open arcs between the boundary angles atan2(x_k) ± π/2; by Lemma C.1 the
+    Clarke segments at the boundaries do not raise the sup (a convex function on a segment is
+    maximal at an endpoint), so the max over the arc values is the sup over all of 𝒟_n.
+    """
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise RelucheckInputError(f"sup_deviation_2d needs d = 2 inputs, got shape {X.shape}")
+    phi = np.arctan2(X[:, 1], X[:, 0])
+    bounds = np.sort(np.mod(np.concatenate([phi + np.pi / 2, phi - np.pi / 2]), 2 * np.pi))
+    mids = (bounds + np.roll(bounds, -1) + np.where(np.arange(len(bounds)) == len(bounds) - 1, 2 * np.pi, 0)) / 2
+    W = np.stack([np.cos(mids), np.sin(mids)], axis=1)
+    return float(np.max(np.linalg.norm(D_n(X, y, W) - np.asarray(target, float), axis=1)))
+
+
+# -- exact integer representation ------------------------------------------------------------------
+def _to_int(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Exact integers N and a shift s with values = N · 2^{−s} (float64 values are dyadic rationals)."""
+    fr = [Fraction(float(v)) for v in values.ravel()]
+    s = max((f.denominator.bit_length() - 1 for f in fr), default=0)
+    ints = np.array([f.numerator * (1 << s) // f.denominator for f in fr], dtype=object)
+    return ints.reshape(values.shape), s
+
+
+def _sign(v) -> int:
+    return (v > 0) - (v < 0)
+
+
+def _dot(u, v):
+    return sum(a * b for a, b in zip(u, v))
+
+
+def _cross(u, v):
+    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+
+
+def _canonical(v) -> tuple:
+    g = 0
+    for c in v:
+        g = math.gcd(g, int(c))
+    return tuple(int(c) // g for c in v) if g else tuple(int(c) for c in v)
+
+
+@dataclass(frozen=True)
+class ExtremalVector:
+    """One non-zero extremal vector: unit direction w, vector D ∈ 𝒟_n(w) ∩ ℝw, type 'max' or 'min'.
+
+    ``face`` says where w lies: 'cell' (no tie), 'edge' or 'vertex' (Clarke set is a segment or a
+    zonotope there); ``ties`` are the indices k with ⟨w,x_k⟩ = 0.
+    """
+
+    direction: np.ndarray
+    vector: np.ndarray
+    type: str
+    face: str
+    ties: tuple[int, ...]
+
+    def to_json(self) -> dict:
+        return {"direction": [float(c) for c in self.direction], "vector": [float(c) for c in self.vector],
+                "type": self.type, "face": self.face, "ties": list(self.ties)}
+
+
+U = 2.0**-53  # unit roundoff of float64
+
+
+class _Arrangement:
+    """The data in exact integers with the face predicates (d = 2 or 3).
+
+    Signs ⟨w, x_k⟩ go through a float64 filter: a sign whose float value exceeds a bound on its
+    rounding error is certain; exact integers decide the rest (ties always go exact). The bounds are
+    first-order rounding-error bounds (Higham, Accuracy and Stability, §3.1: a d-term dot product errs
+    by ≤ γ_d Σ|a_c||b_c|, γ_d ≈ d·u) multiplied by a safety factor 4; a wrong filter can only send a
+    sign to the exact path, and the final decision on every reported vector is exact.
+    """
+
+    SAFETY = 4.0
+
+    def __init__(self, X: np.ndarray, y: np.ndarray):
+        self.n, self.d = X.shape
+        Xi, self.sx = _to_int(X)
+        yi, self.sy = _to_int(y)
+        self.X = [tuple(row) for row in Xi]
+        self.Xf = np.array([[float(c) for c in row] for row in Xi])  # exact: x · 2^sx is a float64
+        self.absXf = np.abs(self.Xf)
+        self.yx = [tuple(yk * c for c in row) for yk, row in zip(yi, Xi)]  # y_k x_k · 2^{sx+sy}
+        self.yx_obj = np.array(self.yx, dtype=object).reshape(self.n, self.d)
+        self.YXf = np.array([[float(c) for c in row] for row in self.yx]).reshape(self.n, self.d)
+        self.nonzero = np.array([any(x) for x in self.X])
+
+    # -- exact helpers ---------------------------------------------------------------------------
+    def pattern(self, w) -> np.ndarray:
+        """sign⟨w, x_k⟩ (int8, length n) for an integer vector w, exactly (filtered)."""
+        wf = np.array([float(c) for c in w])
+        return self._filtered(wf[None, :], np.zeros((1, self.d)), [w])[0]
+
+    def _filtered(self, Wf, errW, exact_rows) -> np.ndarray:
+        """Signs of Wf @ Xfᵀ; Wf approximates integer rows (``exact_rows`` gives them lazily) within errW."""
+        val = Wf @ self.Xf.T
+        bound = self.SAFETY * (errW @ self.absXf.T + (self.d + 2) * U * (np.abs(Wf) @ self.absXf.T)) + 1e-300
+        out = np.sign(val).astype(np.int8)
+        for i, k in zip(*np.nonzero(np.abs(val) <= bound)):
+            out[i, k] = _sign(_dot(exact_rows[i], self.X[k]))
+        return out
+
+    def D_of(self, active_mask) -> tuple:
+        """Σ_{k active} y_k x_k (scaled integers)."""
+        return tuple(int(v) for v in self.yx_obj[np.asarray(active_mask, bool)].sum(axis=0)) if np.any(active_mask) \
+            else (0,) * self.d
+
+    def vertices(self) -> tuple[list[tuple], list[bool]]:
+        """Canonical integer vectors of the vertices of the arrangement on the sphere (and whether real)."""
+        out = {}
+        nz = [x for x in self.X if any(x)]
+        if self.d == 2:
+            for x in nz:
+                for s in (1, -1):
+                    out[_canonical((-s * x[1], s * x[0]))] = True
+        else:
+            for i in range(len(nz)):
+                for j in range(i + 1, len(nz)):
+                    v = _cross(nz[i], nz[j])
+                    if any(v):
+                        out[_canonical(v)] = True
+                        out[_canonical(tuple(-c for c in v))] = True
+            if not out and nz:  # rank-1 data: no vertex; a point of the only circle x_1^⊥ stands in for one
+                x = nz[0]
+                e = next(e for e in ((1, 0, 0), (0, 1, 0), (0, 0, 1)) if any(_cross(x, e)))
+                v = _cross(x, e)
+                out[_canonical(v)] = False
+                out[_canonical(tuple(-c for c in v))] = False
+        return list(out), list(out.values())
+
+    def tangents(self, v, ties) -> list[tuple]:
+        """Directions along the circles x_k^⊥ (k tied at v), tangent to the sphere at v."""
+        if self.d == 2:
+            return [(-v[1], v[0]), (v[1], -v[0])]
+        ts = {}
+        for k in ties:
+            t = _cross(v, self.X[k])
+            if any(t):
+                ts[_canonical(t)] = True
+                ts[_canonical(tuple(-c for c in t))] = True
+        return list(ts)
+
+    def in_zonotope(self, w, active, ties) -> bool:
+        """Exact test of P_{w^⊥} Σ_A y_k x_k ∈ −{Σ_T η_k y_k x_k : η ∈ [0,1]^T} (all in w^⊥)."""
+        DA = self.D_of(active)
+        ww = _dot(w, w)
+        dw = _dot(DA, w)
+        p = tuple(ww * a - dw * b for a, b in zip(DA, w))  # ‖w‖² P_{w⊥} D_A
+        gens = [tuple(ww * c for c in self.yx[k]) for k in ties]
+        gens = [g for g in gens if any(g)]
+        if not gens:
+            return not any(p)
+        # −p ∈ Z(g) ⟺ |⟨−2p − Σ g, u⟩| ≤ Σ_j |⟨g_j, u⟩| along every generator and (d = 3) its normal in w^⊥
+        tests = list(gens) + ([_cross(w, g) for g in gens] if self.d == 3 else [])
+        center = tuple(-2 * a - sum(g[c] for g in gens) for c, a in enumerate(p))
+        return all(abs(_dot(center, u)) <= sum(abs(_dot(g, u)) for g in gens) for u in tests)
+
+    def extremal_at(self, w, face, pat=None) -> ExtremalVector | None:
+        """The extremal vector of the point w (integer vector), if w satisfies Definition 2.1."""
+        pat = self.pattern(w) if pat is None else pat
+        active = pat > 0
+        ties = tuple(int(k) for k in np.flatnonzero((pat == 0) & self.nonzero))
+        if not self.in_zonotope(w, active, ties):
+            return None
+        g = _dot(self.D_of(active), w)  # n‖w‖ G_n(w̄) · 2^{sx+sy}
+        if g == 0:
+            return None  # the zero vector: extremal but not listed
+        wf = np.array([float(c) for c in w])
+        wf /= np.linalg.norm(wf)
+        den = self.n * _dot(w, w) << (self.sx + self.sy)
+        vec = np.array([float(Fraction(g * c, den)) for c in w])  # D = G_n(w̄) w̄ = ⟨D_A, w⟩ w/(n‖w‖²), rounded once
+        return ExtremalVector(wf, vec, "max" if g > 0 else "min", face, ties)
+
+    # -- faces -------------------------------------------------------------------------------------
+    def faces(self):
+        """(vertices, real flags, vertex patterns, cell patterns, edge patterns with their circle index)."""
+        verts, real = self.vertices()
+        if not verts:
+            return [], [], np.zeros((0, self.n), np.int8), {}, {}
+        Vf = np.array([[float(c) for c in v] for v in verts])
+        pats = self._filtered(Vf, np.zeros_like(Vf), verts)
+        cells, edges = {}, {}
+        for v, pat in zip(verts, pats):
+            ties = [int(k) for k in np.flatnonzero((pat == 0) & self.nonzero)]
+            tans = self.tangents(v, ties)
+            tie_dots = {t: [_dot(t, self.X[k]) for k in ties] for t in tans}  # ⟨t, x_k⟩ for tied k
+            if self.d == 3:  # edges leaving v along each circle: ties off that circle take sign⟨t, x_k⟩
+                for t in tans:
+                    e = pat.copy()
+                    e[ties] = [_sign(q) for q in tie_dots[t]]
+                    edges.setdefault(e.tobytes(), e)
+            pairs = [(t, None) for t in tans] if self.d == 2 else [(s_, t) for s_ in tans for t in tans]
+            for s_, t in pairs:  # cells around v, left along u = s + t (d = 3) or u = t (d = 2)
+                signs = [_sign(a + (tie_dots[t][i] if t is not None else 0)) for i, a in enumerate(tie_dots[s_])]
+                if 0 in signs:
+                    continue
+                c = pat.copy()
+                c[ties] = signs
+                cells.setdefault(c.tobytes(), c)
+        return verts, real, pats, cells, edges
+
+    def candidate_filter(self, Cf, errC, want) -> np.ndarray:
+        """Rows whose candidate direction Cf (±) can have exactly the pattern ``want`` (float filter, conservative)."""
+        val = Cf @ self.Xf.T
+        bound = self.SAFETY * (errC @ self.absXf.T + (self.d + 2) * U * (np.abs(Cf) @ self.absXf.T)) + 1e-300
+        agree = (want * val > -bound) | ((want == 0) & (np.abs(val) <= bound))
+        agree &= ~((want == 0) & (np.abs(val) > bound))
+        return np.all(agree | ~self.nonzero[None, :], axis=1)
+
+
+def _validate(X, y) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise RelucheckInputError(f"inputs and labels must be arrays of numbers: {exc}") from exc
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise RelucheckInputError(f"inputs must be a non-empty n×d array (rows x_k), got shape {X.shape}")
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise RelucheckInputError(f"labels must have n = {X.shape[0]} entries (one per input row), got shape {y.shape}")
+    for name, arr in (("inputs", X), ("labels", y)):
+        if not np.all(np.isfinite(arr)):
+            bad = np.argwhere(~np.isfinite(arr))[0].tolist()
+            raise RelucheckInputError(f"{name} must be finite; non-finite value at index {bad}")
+    if X.shape[1] not in (2, 3):
+        raise RelucheckInputError(f"exact extremal-vector enumeration is implemented for d = 2 and d = 3, got d = "
+                                  f"{X.shape[1]} (the arrangement has Θ(n^(d−1)) faces; see theory.extremal_vectors)")
+    return X, y
+
+
+def extremal_vectors(X, y) -> list[ExtremalVector]:
+    """All non-zero extremal vectors of the data (A Definition 2.1), exactly, for d ∈ {2, 3}.
+
+    Sorted by type ('max' first) then by decreasing ‖D‖. A vector reached from several directions w
+    is listed once per direction: Definition 2.1 pairs a vector with a direction.
+    """
+    X, y = _validate(X, y)
+    arr = _Arrangement(X, y)
+    verts, real, pats, cells, edges = arr.faces()
+    found: dict[tuple, ExtremalVector] = {}
+    for v, is_real, pat in zip(verts, real, pats):
+        if is_real:
+            ev = arr.extremal_at(v, "vertex", pat)
+            if ev is not None:
+                found[v] = ev
+    err_sum = (arr.n + 3) * U
+    if cells:  # cells: w = ±D_A, valid when w's own pattern is the cell's
+        M = np.array(list(cells.values()))
+        A = (M > 0).astype(float)
+        Df, errD = A @ arr.YXf, err_sum * (A @ np.abs(arr.YXf))
+        for sgn in (1, -1):
+            for i in np.flatnonzero(arr.candidate_filter(sgn * Df, errD, M)):
+                w = _canonical(tuple(sgn * c for c in arr.D_of(M[i] > 0)))
+                if any(w) and w not in found:
+                    pat = arr.pattern(w)
+                    if np.array_equal(pat, M[i]):
+                        ev = arr.extremal_at(w, "cell", pat)
+                        if ev is not None:
+                            found[w] = ev
+    if edges:  # edges of a circle x_k^⊥: w = ±P_{x_k^⊥} D_A = ±(‖x_k‖² D_A − ⟨D_A, x_k⟩ x_k)
+        M = np.array(list(edges.values()))
+        circle = np.array([np.flatnonzero((e == 0) & arr.nonzero)[0] for e in M])
+        A = (M > 0).astype(float)
+        Df, errD = A @ arr.YXf, err_sum * (A @ np.abs(arr.YXf))
+        xk = arr.Xf[circle]
+        kk = (xk * xk).sum(1, keepdims=True)
+        dk = (Df * xk).sum(1, keepdims=True)
+        err_dk = (errD * np.abs(xk)).sum(1, keepdims=True) + (arr.d + 2) * U * (np.abs(Df) * np.abs(xk)).sum(1, keepdims=True)
+        Pf = kk * Df - dk * xk
+        errP = kk * errD + np.abs(xk) * err_dk + (arr.d + 4) * U * (kk * np.abs(Df) + np.abs(dk) * np.abs(xk))
+        for sgn in (1, -1):
+            for i in np.flatnonzero(arr.candidate_filter(sgn * Pf, errP, M)):
+                x = arr.X[circle[i]]
+                DA = arr.D_of(M[i] > 0)
+                k2, d2 = _dot(x, x), _dot(DA, x)
+                w = _canonical(tuple(sgn * (k2 * a - d2 * b) for a, b in zip(DA, x)))
+                if any(w) and w not in found:
+                    pat = arr.pattern(w)
+                    if np.array_equal(pat, M[i]):
+                        ev = arr.extremal_at(w, "edge", pat)
+                        if ev is not None:
+                            found[w] = ev
+    return sorted(found.values(), key=lambda e: (e.type != "max", -float(np.linalg.norm(e.vector))))
+
+
+def cover_count(n: int, d: int) -> int:
+    """Eq. (12) (Cover 1965): 2 Σ_{i<d} C(n−1, i), the number of cells of n generic hyperplanes through 0."""
+    return 2 * sum(math.comb(n - 1, i) for i in range(d))
+
+
+def count_cells(X) -> int:
+    """Number of distinct strict activation patterns (cells) of the data's arrangement, exactly (d = 2, 3)."""
+    X = np.asarray(X, dtype=float)
+    X, _ = _validate(X, np.zeros(X.shape[0] if X.ndim else 0))
+    return len(_Arrangement(X, np.zeros(X.shape[0])).faces()[3])
