@@ -77,12 +77,37 @@ def separated_instance(seed, n: int = 8, m: int = 5, d: int = 10, *, min_gap: fl
     raise RuntimeError(f"no separated instance in {max_tries} draws (seed {seed})")
 
 
+def wrong_sign_instance(seed, n: int = 10, m: int = 5, d: int = 12, *, min_leftover: float = 0.25,
+                        max_tries: int = 500) -> Instance:
+    """A random orthonormal instance whose first jumping neuron has wrong-sign active components (so κ needs the
+    event-driven linear system) and whose other neurons are still at u_j(τ_1) ≥ ``min_leftover``.
+    Draws with default_rng([seed, 37, attempt])."""
+    for attempt in range(max_tries):
+        rng = np.random.default_rng([seed, 37, attempt])
+        X = datasets.orthonormal_inputs(n, d, rng)
+        y = rng.choice([-1.0, 1.0], n) * (0.3 + np.abs(rng.standard_normal(n)))
+        G, s = datasets.random_directions(m, d, rng), datasets.random_signs(m, rng)
+        inst = Instance(X, y, G, s, {"seed": [seed, 37, attempt]})
+        lp = limit_process_of(inst)
+        if not lp.jumps or lp.ties:
+            continue
+        first = lp.jumps[0]
+        others = [u for j, u in enumerate(first.exponents) if j != first.neuron]
+        if others and min(others) < min_leftover:
+            continue
+        if first_jump(inst, lp).wrong_sign >= 1:
+            return inst
+    raise RuntimeError(f"no wrong-sign instance in {max_tries} draws (seed {seed})")
+
+
 @lru_cache(maxsize=None)
 def instance_of(name: str, seed: int) -> Instance:
     if name == "golden":
         return golden_instance()
     if name == "random":
         return separated_instance(seed)
+    if name == "wrong-sign":
+        return wrong_sign_instance(seed)
     if name == "random-unrotated":  # x_i = e_i exactly: inactive components are exact zeros of the field
         return _in_data_basis(separated_instance(seed))
     raise KeyError(name)
@@ -97,8 +122,8 @@ def _in_data_basis(inst: Instance) -> Instance:
 
 
 @lru_cache(maxsize=None)
-def flow_of(name: str, seed: int, lam: str, engine: str = "uw-float64"):
-    return ENGINES[engine](instance_of(name, seed), lam)
+def flow_of(name: str, seed: int, lam: str, engine: str = "uw-float64", horizon: float | None = None):
+    return ENGINES[engine](instance_of(name, seed), lam, horizon=horizon)
 
 
 @lru_cache(maxsize=None)
@@ -161,7 +186,9 @@ def jump_times_sweep(ctx: Context) -> Outcome:
 def _first_jump_case(name, seed, lam):
     inst, lp = instance_of(name, seed), limit_of(name, seed)
     fj = first_jump(inst, lp)
-    run = flow_of(name, seed, lam)
+    # stop mid-way to the second jump: the first neuron has settled (λ^{γ(τ_2 − τ_1)}) and later jumps are irrelevant
+    horizon = (lp.jumps[0].tau + lp.jumps[1].tau) / 2 if len(lp.jumps) > 1 else lp.jumps[0].tau + 0.5
+    run = flow_of(name, seed, lam, "uw-float64", horizon)
     tau_hat = {jp.neuron: jp.tau for jp in run.jumps}.get(fj.neuron, math.nan)
     measured = (tau_hat - lp.jumps[0].tau) * run.log_inv_lambda
     lam_mp = InitScale.of(lam)
@@ -171,7 +198,7 @@ def _first_jump_case(name, seed, lam):
     rates = lp.segment_rates[0]
     gamma_min = float(min(r for j, r in enumerate(rates) if j != fj.neuron and r > 0)) if np.count_nonzero(rates) > 1 else fj.gamma
     neglected = math.exp(-2 * u_min * lam_mp.log_inv) / (inst.n * fj.gamma * gamma_min)
-    neglected += 3 * math.exp(-leftover_exponent(inst, lp) * lam_mp.log_inv) / (2 * fj.gamma)
+    neglected += 3 * math.exp(-u_min * lam_mp.log_inv) / (2 * fj.gamma)
     integration = run.stats["steps"] * RTOL / fj.gamma
     return fj, measured, neglected, integration
 
@@ -180,9 +207,10 @@ def _first_jump_case(name, seed, lam):
        mutant="κ without the factor 1/2 (κ = 1 + ⟨ḡ, ŷ_S⟩ in the closed form), i.e. C_1 − ln 2/γ")
 def first_jump_constant(ctx: Context) -> Outcome:
     """(τ̂_1 − τ_1)·ln(1/λ) at λ = 1e-200 against C_1 = ln(√‖y_{S_1}‖/κ)/γ (golden: closed-form κ = 0.85;
-    random mixed-sign instance: κ from the exact piecewise-linear solution with deactivation events)."""
+    random mixed-sign instances, one whose first neuron has wrong-sign components: κ from the exact
+    piecewise-linear solution with deactivation events)."""
     preds, meas, tols, info = [], [], [], []
-    for name in ("golden", "random"):
+    for name in ("golden", "random", "wrong-sign"):
         fj, measured, neglected, integration = ctx.cached(name, lambda name=name: _first_jump_case(name, ctx.seed, "1e-200"))
         pred = fj.constant - (math.log(2) / fj.gamma if ctx.mutate else 0.0)
         preds.append(pred)
