@@ -1,0 +1,499 @@
+"""High-order Taylor integration of the ReLU gradient flow in mpmath, with exact activation events.
+
+The flow (C eqs. 2–4, B eqs. 1–3, A eq. 4; `numerics.network.field`) in raw coordinates (a, W)
+and a rescaled time τ = t / T (T = ln(1/λ) gives C's accelerated time; T = 1 is real time):
+
+    dθ/dτ = −T · time_factor · ∇L(θ),   σ'(0) = 0.
+
+Within a fixed activation pattern `act` (act_ij = 1{⟨w_j, x_i⟩ > 0}) the field is a *cubic*
+polynomial of the parameters: with Z = X Wᵀ (pre-activations, n×m), G = X Xᵀ (Gram matrix) and
+c = scale · time_factor / n,
+
+    r_i   = y_i − scale Σ_j act_ij a_j Z_ij                       (residuals, quadratic)
+    da_j  = T c Σ_i act_ij r_i Z_ij                               (cubic)
+    dW_j  = T c a_j Σ_i act_ij r_i x_i = Σ_i B'_ji x_i,   B'ᵀ = T c act ∘ (r aᵀ)
+    dZ    = G B'ᵀ.
+
+The Taylor coefficients follow by the usual recurrence of automatic differentiation: with
+a(s) = Σ_k a_k s^k, etc., the coefficient k of a product is the Cauchy sum Σ_l u_l v_{k−l}, and
+a_{k+1} = (coefficient k of da)/(k+1). The residual series r_k is formed first (order k needs
+a_0..a_k, Z_0..Z_k), then the coefficient k+1 of a, B and Z.
+
+Step size and order (Jorba & Zou 2005): order K ≈ 1.15·digits (minimizes K²·tol^{−1/K}, the cost
+per unit time) and step h = 0.9 · min_j min_{k∈{K−1,K}} (tol / ‖c_k‖_j)^{1/k}, where ‖c_k‖_j is the
+largest coefficient of order k of neuron j (a_j and its pre-activations) *relative to that neuron's
+size* |a_j| + ‖Z_:j‖. Each neuron is thus integrated to relative accuracy tol even when its size is
+λ = 1e-1000 next to neurons of size 1 (mpmath floats have an unbounded exponent; only relative
+precision matters).
+
+Events: an active pre-activation reaching 0 (or, for non-orthogonal data, a negative inactive one
+reaching 0) is located as the root of its Taylor polynomial in the step (bracketed Illinois /
+Newton to working precision); the integration stops there, the component is set exactly on the
+kink, and the pattern is rebuilt with σ'(0) = 0 (a component on the kink is active only if the field
+computed with it inactive pushes it to positive values, as in `numerics.flow`).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from flint import arb, arf
+from flint import ctx as flint_ctx
+
+from .engines import FlowRun, Jump, fitted_points, plateau_losses, register_engine
+from .errors import RelucheckInputError
+from .instances import Instance
+from .network import PAPER_A, Convention
+from .precision_guard import guarded
+
+MIN_DIGITS = 15  # below this mpmath is no more precise than float64: use a float64 engine
+SAFETY = mpmath.mpf("0.9")  # fraction of the Jorba–Zou step actually taken
+
+
+@dataclass
+class TaylorEvent:
+    tau: mpmath.mpf
+    neuron: int
+    datum: int
+    kind: str  # "deactivate" or "activate"
+
+
+@dataclass
+class TaylorTrajectory:
+    """What `taylor_flow` returns. Arrays of dtype=object hold mpmath numbers at ``digits``.
+
+    taus, a, Z, losses, balance: step-end samples (τ_0 = 0 first) of a, the pre-activations Z = X Wᵀ,
+    the loss and the balancedness a_j² − ‖w_j‖² of every neuron; polys: per step (τ_start, h, A) with A the
+    (K+1, m) Taylor coefficients of a(τ_start + s) in s ∈ [0, h], used to locate crossings to working
+    precision after the run.
+    """
+
+    taus: list
+    a: list
+    Z: list
+    losses: list
+    balance: list
+    a_final: np.ndarray
+    W_final: np.ndarray
+    events: list[TaylorEvent]
+    polys: list
+    status: str
+    message: str
+    digits: int
+    order: int
+    steps: int
+    seconds: float
+    act_final: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+
+def required_digits(log_inv_lambda: float, accuracy_digits: float) -> int:
+    """Working digits needed for ``accuracy_digits`` correct digits of the state at scale λ.
+
+    Raw coordinates keep every neuron's relative precision, but the time factor T = ln(1/λ)
+    multiplies every rounding error of τ and of the field: relative errors grow like T·(1 + τ·rate),
+    i.e. about log10(T) + 2 digits are lost; 3 more digits cover the accumulation over the ~√steps
+    rounding errors (a few thousand steps at most).
+    """
+    return int(math.ceil(accuracy_digits + math.log10(max(log_inv_lambda, 1.0)) + 5))
+
+
+def check_precision(digits, log_inv_lambda: float = 1.0, accuracy_digits: float | None = None) -> None:
+    """Raise `RelucheckInputError` when ``digits`` cannot deliver the requested accuracy at this λ."""
+    if not isinstance(digits, (int, np.integer)) or isinstance(digits, bool):
+        raise RelucheckInputError(f"precision must be an integer number of decimal digits, got {digits!r}")
+    if digits < MIN_DIGITS:
+        raise RelucheckInputError(
+            f"precision of {digits} digits is too low: the mpmath engine needs at least {MIN_DIGITS} digits "
+            "(use a float64 engine below that)")
+    if accuracy_digits is not None:
+        need = required_digits(log_inv_lambda, accuracy_digits)
+        if digits < need:
+            raise RelucheckInputError(
+                f"precision of {digits} digits is too low for {accuracy_digits:g} correct digits at "
+                f"ln(1/λ) = {log_inv_lambda:.6g}: need at least {need} digits (log10 ln(1/λ) + 5 are lost)")
+
+
+def exact_mpf(value) -> mpmath.mpf:
+    """A float64 constant as mpf, recovering simple rationals (1/p of paper B) exactly.
+
+    Convention factors are stored as floats (1/3 = 0.333…3 to 17 digits); a constant within 4 ulps
+    of a fraction with denominator ≤ 10⁶ is taken as that fraction, everything else as its exact
+    binary value.
+    """
+    if isinstance(value, mpmath.mpf):
+        return value
+    frac = Fraction(float(value)).limit_denominator(10**6)
+    if abs(float(frac) - float(value)) <= 4 * np.spacing(abs(float(value))):
+        return mpmath.mpf(frac.numerator) / frac.denominator
+    return mpmath.mpf(float(value))
+
+
+def to_mp(arr) -> np.ndarray:
+    """Float (or mpf) array to a dtype=object array of mpf at the current precision."""
+    arr = np.asarray(arr, dtype=object)
+    out = np.empty(arr.shape, dtype=object)
+    for idx, v in np.ndenumerate(arr):
+        out[idx] = v if isinstance(v, mpmath.mpf) else mpmath.mpf(v if isinstance(v, (int, str)) else float(v))
+    return out
+
+
+def _mpf_to_arb(x) -> arb:
+    sign, man, exp, _ = mpmath.mpf(x)._mpf_
+    return arb(arf((-man if sign else man, exp)))
+
+
+def _arb_to_mpf(v: arb) -> mpmath.mpf:
+    man, exp = v.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+to_arb = np.frompyfunc(_mpf_to_arb, 1, 1)
+to_mpf = np.frompyfunc(_arb_to_mpf, 1, 1)
+
+
+class flint_precision:
+    """Context manager: python-flint's working precision set to ``digits`` decimal digits (+ guard bits)."""
+
+    def __init__(self, digits: int):
+        self.bits = int(math.ceil(digits * math.log2(10))) + 16
+
+    def __enter__(self):
+        self.saved = flint_ctx.prec
+        flint_ctx.prec = self.bits
+        return self
+
+    def __exit__(self, *exc):
+        flint_ctx.prec = self.saved
+
+
+def _horner(coeffs, s):
+    acc = coeffs[-1]
+    for c in coeffs[-2::-1]:
+        acc = acc * s + c
+    return acc
+
+
+class _Problem:
+    """Data and constants of one integration (X (n,d), y, G = X Xᵀ, c, scale, T) as mpf, and as arb for the kernel."""
+
+    def __init__(self, X, y, convention: Convention, time_scale):
+        self.X = to_mp(X)
+        self.y = to_mp(y)
+        self.n, self.d = self.X.shape
+        self.G = self.X @ self.X.T
+        self.identity = all(self.G[i, k] == (1 if i == k else 0) for i in range(self.n) for k in range(self.n))
+        self.scale = exact_mpf(convention.scale)
+        self.c = self.scale * exact_mpf(convention.time_factor) / self.n
+        self.T = mpmath.mpf(time_scale)
+        self.cT = self.c * self.T
+        self.y_arb, self.G_arb = to_arb(self.y), to_arb(self.G)
+        self.scale_arb, self.cT_arb = _mpf_to_arb(self.scale), _mpf_to_arb(self.cT)
+
+    def residuals(self, a, Z, act):
+        return self.y - self.scale * ((Z * act) @ a)
+
+    def loss(self, a, Z, act):
+        r = self.residuals(a, Z, act)
+        return (r @ r) / (2 * self.n)
+
+    def dZ(self, a, Z, act):
+        """dZ/dτ = G · T c act∘(r aᵀ) for a given pattern (used to decide components on the kink)."""
+        r = self.residuals(a, Z, act)
+        BT = self.cT * (act * np.outer(r, a))
+        return BT if self.identity else self.G @ BT
+
+    def coefficients(self, a, Z, act, K: int):
+        """Taylor coefficients 0..K of a(s), Z(s), Bᵀ(s) (B(0) = 0) for the fixed pattern ``act``.
+
+        a, Z are dtype=object arrays of python-flint ``arb`` (exact midpoints of the mpmath state):
+        the Cauchy sums are ~(3/2)K²nm products, and arb's are ~18× cheaper than mpf's (bench).
+        """
+        n, m = Z.shape
+        zero = arb(0)
+        A = np.empty((K + 1, m), dtype=object)
+        Zs = np.empty((K + 1, n, m), dtype=object)
+        AZ = np.empty((K + 1, n, m), dtype=object)  # act ∘ Z_k
+        R = np.empty((K + 1, n), dtype=object)
+        BT = np.empty((K + 1, n, m), dtype=object)
+        A[0], Zs[0], AZ[0] = a, Z, Z * act
+        BT[0] = np.full((n, m), zero, dtype=object)
+        actf = act.astype(object) * 1  # 0/1 integers: multiplying keeps mpf exact
+        for k in range(K):
+            P = (AZ[: k + 1] * A[k::-1][:, None, :]).sum(axis=0)  # Σ_l (act∘Z)_l a_{k−l}
+            R[k] = (self.y_arb if k == 0 else zero) - self.scale_arb * P.sum(axis=1)
+            Rrev = R[k::-1]
+            da = (AZ[: k + 1] * Rrev[:, :, None]).sum(axis=0).sum(axis=0)  # Σ_l Σ_i (act∘Z)_l r_{k−l}
+            outer = (Rrev[:, :, None] * A[: k + 1][:, None, :]).sum(axis=0)  # Σ_l r_{k−l} a_lᵀ
+            f = self.cT_arb / (k + 1)
+            A[k + 1] = f * da
+            BT[k + 1] = f * (outer * actf)
+            Zs[k + 1] = BT[k + 1] if self.identity else self.G_arb @ BT[k + 1]
+            AZ[k + 1] = Zs[k + 1] * actf
+        return A, Zs, BT
+
+
+def _neuron_sizes(a, Z):
+    return np.array([abs(a[j]) + mpmath.sqrt(sum(z * z for z in Z[:, j])) for j in range(len(a))], dtype=object)
+
+
+def _step_size(A_last, Zs_last, sizes, tol, K):
+    """Jorba–Zou step from the last two coefficients (orders K−1, K), relative to each neuron's size."""
+    best = mpmath.inf
+    for j, s in enumerate(sizes):
+        if s == 0:
+            continue
+        for q, k in enumerate((K - 1, K)):
+            norm = max(abs(A_last[q, j]), max(abs(z) for z in Zs_last[q, :, j])) / s
+            if norm > 0:
+                best = min(best, (tol / norm) ** (mpmath.mpf(1) / k))
+    return SAFETY * best
+
+
+def _crossing(coeffs, h, tol):
+    """Root of the polynomial Σ c_k s^k in (0, h] where it changes sign (bracketed, to working precision)."""
+    f = lambda s: _horner(coeffs, s)  # noqa: E731
+    lo, hi = mpmath.mpf(0), h
+    flo, fhi = f(lo), f(hi)
+    # Illinois (regula falsi with halving), safeguarded: converges superlinearly on a simple root
+    side = 0
+    for _ in range(400):
+        s = (lo * fhi - hi * flo) / (fhi - flo)
+        fs = f(s)
+        if fs == 0 or hi - lo <= tol * h:
+            return s
+        if (fs > 0) == (flo > 0):
+            lo, flo = s, fs
+            if side == -1:
+                fhi /= 2
+            side = -1
+        else:
+            hi, fhi = s, fs
+            if side == 1:
+                flo /= 2
+            side = 1
+    return hi
+
+
+def _settle_pattern(prob: _Problem, a, Z, act, kink_tol):
+    """σ'(0) = 0 pattern: sign of Z away from the kink; on the kink active iff the field pushes Z up."""
+    sizes = _neuron_sizes(a, Z)
+    thresh = np.array([[kink_tol * sizes[j] for j in range(Z.shape[1])] for _ in range(Z.shape[0])], dtype=object)
+    new = np.array(Z > thresh, dtype=bool)
+    kink = np.array(abs(Z) <= thresh, dtype=bool)
+    if kink.any():
+        dZ = prob.dZ(a, Z, new)
+        dsz = _neuron_sizes(a, dZ)
+        push = np.array([[dZ[i, j] > kink_tol * dsz[j] for j in range(Z.shape[1])] for i in range(Z.shape[0])])
+        new |= kink & push
+    return new
+
+
+def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention = PAPER_A, digits: int = 40,
+                max_steps: int = 200_000, max_events: int = 10_000, order: int | None = None) -> TaylorTrajectory:
+    """Integrate dθ/dτ = −T·time_factor·∇L(θ) (σ'(0) = 0) from (a0, W0) to τ = ``tau_end`` at ``digits`` digits.
+
+    X (n, d) any inputs, y (n,), a0 (m,), W0 (m, d) as floats or mpmath numbers; T = ``time_scale``
+    (a number or a decimal string, e.g. ln(1/λ) for C's accelerated time).
+    """
+    check_precision(digits)
+    start_clock = time.perf_counter()
+    with mpmath.workdps(digits), flint_precision(digits):
+        prob = _Problem(X, y, convention, time_scale)
+        a = to_mp(a0)
+        W = to_mp(W0)
+        if a.ndim != 1 or W.ndim != 2 or W.shape != (a.shape[0], prob.d):
+            raise RelucheckInputError(f"a0 must be (m,) and W0 (m, d={prob.d}); got {a.shape} and {W.shape}")
+        if prob.y.shape != (prob.n,):
+            raise RelucheckInputError(f"labels must have n = {prob.n} entries, got shape {prob.y.shape}")
+        tau_end = mpmath.mpf(tau_end)
+        if not tau_end > 0:
+            raise RelucheckInputError(f"final time tau_end must be > 0, got {tau_end}")
+        K = order if order is not None else max(12, int(math.ceil(1.15 * digits)))
+        tol = mpmath.mpf(10) ** (-digits)
+        kink_tol = mpmath.mpf(10) ** (-(digits - 5))
+        Z = prob.X @ W.T
+        act = _settle_pattern(prob, a, Z, np.zeros(Z.shape, dtype=bool), kink_tol)
+        tau = mpmath.mpf(0)
+        def balance(a, W):
+            return np.array([a[j] ** 2 - sum(w * w for w in W[j]) for j in range(len(a))], dtype=object)
+
+        taus, a_s, Z_s, losses, polys, events = [tau], [a.copy()], [Z.copy()], [prob.loss(a, Z, act)], [], []
+        balances = [balance(a, W)]
+        status, message = "success", "reached the final time"
+        steps = 0
+        while tau < tau_end:
+            if steps >= max_steps:
+                status, message = "step_limit", f"stopped after {max_steps} steps at τ = {mpmath.nstr(tau, 12)}"
+                break
+            A, Zs, BT = prob.coefficients(to_arb(a), to_arb(Z), act, K)
+            sizes = _neuron_sizes(a, Z)
+            h = min(_step_size(to_mpf(A[K - 1:]), to_mpf(Zs[K - 1:]), sizes, tol, K), tau_end - tau)
+            Zh = to_mpf(_horner(list(Zs), _mpf_to_arb(h)))
+            # events: active components reaching 0 from above, negative inactive ones reaching 0 from below
+            hit, first = None, h
+            for i, j in zip(*np.nonzero(act & np.array(Zh <= 0, dtype=bool))):
+                coeffs = list(to_mpf(Zs[:, i, j]))
+                if _horner(coeffs, first) <= 0:
+                    hit, first = (int(i), int(j), "deactivate"), _crossing(coeffs, first, tol)
+            if not prob.identity:
+                for i, j in zip(*np.nonzero(~act & np.array(Z < 0, dtype=bool) & np.array(Zh > 0, dtype=bool))):
+                    coeffs = list(-to_mpf(Zs[:, i, j]))
+                    if _horner(coeffs, first) <= 0:
+                        hit, first = (int(i), int(j), "activate"), _crossing(coeffs, first, tol)
+            h = first
+            hb = _mpf_to_arb(h)
+            A = to_mpf(A)
+            polys.append((tau, h, A))
+            a = _horner(list(A), h)
+            W = W + to_mpf(_horner(list(BT), hb)).T @ prob.X
+            Z = to_mpf(_horner(list(Zs), hb)) if prob.identity else prob.X @ W.T
+            tau = tau + h
+            steps += 1
+            if hit is not None:
+                i, j, kind = hit
+                events.append(TaylorEvent(tau, j, i, kind))
+                W[j] = W[j] - Z[i, j] * prob.X[i] / prob.G[i, i]  # put the component exactly on the kink
+                if prob.identity:
+                    Z[i, j] = mpmath.mpf(0)
+                else:
+                    Z = prob.X @ W.T
+                act = _settle_pattern(prob, a, Z, act, kink_tol)
+                if len(events) >= max_events:
+                    status, message = "event_limit", f"stopped after {max_events} events at τ = {mpmath.nstr(tau, 12)}"
+                    break
+            taus.append(tau)
+            a_s.append(a.copy())
+            Z_s.append(Z.copy())
+            losses.append(prob.loss(a, Z, act))
+            balances.append(balance(a, W))
+        return TaylorTrajectory(taus, a_s, Z_s, losses, balances, a, W, events, polys, status, message, digits, K, steps,
+                                time.perf_counter() - start_clock, act)
+
+
+def half_final_times(traj: TaylorTrajectory, *, active_fraction: float = 1e-3) -> list[tuple]:
+    """The jump rule of `numerics.engines.activation_times`, solved to working precision.
+
+    For each neuron with a_j(end)² ≥ active_fraction · max_k a_k(end)², the first τ with
+    a_j(τ)² ≥ a_j(end)²/2, located as the root of the step's Taylor polynomial of a_j² − a_j(end)²/2.
+    Returns (τ_j as mpf, j) sorted by τ.
+    """
+    with mpmath.workdps(traj.digits):
+        final = [x * x for x in traj.a_final]
+        top = max(final) if final else 0
+        if not top > 0:
+            return []
+        tol = mpmath.mpf(10) ** (-traj.digits)
+        out = []
+        for j, fj in enumerate(final):
+            if fj < active_fraction * top:
+                continue
+            half = fj / 2
+            if traj.a[0][j] ** 2 >= half:
+                out.append((traj.taus[0], j))
+                continue
+            for k, (tau0, h, A) in enumerate(traj.polys):
+                if traj.a[k + 1][j] ** 2 >= half:
+                    coeffs = [A[q, j] for q in range(A.shape[0])]
+                    sq = [sum(coeffs[p] * coeffs[q - p] for p in range(q + 1)) for q in range(len(coeffs))]
+                    sq[0] -= half
+                    out.append((tau0 + _crossing(sq, h, tol), j))
+                    break
+        return sorted(out, key=lambda t: t[0])
+
+
+def _jump_distance(run_a, run_b) -> float:
+    """Largest difference of jump times (same neurons in the same order) and of final a (relative)."""
+    ja, jb = run_a.stats["jump_taus_mp"], run_b.stats["jump_taus_mp"]
+    if [j for _, j in ja] != [j for _, j in jb]:
+        return math.inf
+    with mpmath.workdps(max(run_a.stats["digits"], run_b.stats["digits"])):
+        dt = max((abs(mpmath.mpf(x) - mpmath.mpf(y)) for (x, _), (y, _) in zip(ja, jb)), default=mpmath.mpf(0))
+        fa, fb = run_a.stats["a_final_mp"], run_b.stats["a_final_mp"]
+        top = max(abs(mpmath.mpf(v)) for v in fb) or mpmath.mpf(1)
+        da = max(abs(mpmath.mpf(u) - mpmath.mpf(v)) for u, v in zip(fa, fb)) / top
+        return float(max(dt, da))
+
+
+def orthonormal_taylor_run(instance: Instance, lam, *, digits: int = 40, horizon: float | None = None,
+                           active_fraction: float = 1e-3) -> FlowRun:
+    """One Taylor run of C's flow (C eqs. 2–4, Assumption 3 init) in the data basis, without the guard.
+
+    On orthonormal data w_j = Σ_i Z_ij x_i + w_j^⊥ with w_j^⊥ = λ(ḡ_j − Σ_i ⟨ḡ_j, x_i⟩ x_i) frozen, so the
+    flow runs in the exact basis X = I_n (G = I exactly, inactive components exactly frozen) and W
+    is rebuilt at the end. Inner products ⟨x_i, ḡ_j⟩ are taken exactly from the instance's floats.
+    """
+    from .orthogonal_flow import check_arguments
+
+    started = time.perf_counter()
+    scale, L, horizon = check_arguments(instance, lam, horizon)
+    check_precision(digits, L, accuracy_digits=digits - (required_digits(L, 0)))
+    with mpmath.workdps(digits):
+        lam_mp = scale.mpf()
+        L_mp = -mpmath.log(lam_mp)
+        X, G = to_mp(instance.inputs), to_mp(instance.directions)
+        C = X @ G.T  # (n, m): ⟨x_i, ḡ_j⟩
+        W_perp = lam_mp * (G - C.T @ X)
+        a0 = np.array([lam_mp * int(s) for s in instance.signs], dtype=object)
+        traj = taylor_flow(np.eye(instance.n), instance.labels, a0, lam_mp * C.T, horizon, time_scale=L_mp,
+                           digits=digits)
+        W_mp = W_perp + traj.W_final @ X
+        jumps_mp = half_final_times(traj, active_fraction=active_fraction)
+        a = np.array([float(v) for v in traj.a_final])
+        W = np.array([[float(v) for v in row] for row in W_mp])
+        taus = np.array([float(t) for t in traj.taus])
+        losses = np.array([float(v) for v in traj.losses])
+        rho = np.array([[float(v * v) for v in row] for row in traj.a])
+        Xf, y = instance.inputs, instance.labels
+        jumps = [Jump(float(t), j, fitted_points(Xf, y, a, W, j)) for t, j in jumps_mp]
+        fitted = sorted({i for jp in jumps for i in jp.fitted})
+        residual = y - np.maximum(Xf @ W.T, 0.0) @ a
+        interpolates = bool(np.all(np.abs(residual) <= np.abs(y) / 2)) and len(fitted) == len(y)
+        balance = max(abs(traj.a_final[j] ** 2 - sum(w * w for w in W_mp[j])) for j in range(instance.m))
+        stats = {"digits": digits, "order": traj.order, "steps": traj.steps, "events": len(traj.events),
+                 "event_list": [{"tau": float(e.tau), "neuron": e.neuron, "datum": e.datum, "kind": e.kind}
+                                for e in traj.events[:50]],
+                 "jump_taus_mp": [(mpmath.nstr(t, digits), j) for t, j in jumps_mp],
+                 "a_final_mp": [mpmath.nstr(v, digits) for v in traj.a_final],
+                 "final_loss_mp": mpmath.nstr(traj.losses[-1], 20),
+                 "final_balancedness_defect": mpmath.nstr(balance, 5),
+                 "wall_seconds": time.perf_counter() - started}
+    return FlowRun(
+        engine="mpmath-taylor", lam=str(scale), log_inv_lambda=L, taus=taus, losses=losses, rho=rho, a=a, W=W,
+        jumps=jumps, loss_plateaus=plateau_losses(taus, losses, [jp.tau for jp in jumps]),
+        interpolates=interpolates, squared_norm=float(a @ a + (W * W).sum()), status=traj.status,
+        message=f"{traj.message} (τ = {taus[-1]:.6g}, {traj.steps} Taylor steps of order {traj.order})",
+        precision=f"mpmath {digits} digits", stats=stats,
+        tolerances={"method": f"Taylor order {traj.order}, Jorba–Zou step", "step_tolerance": f"1e-{digits}",
+                    "horizon": horizon, "detection": "first τ with a_j² ≥ a_j(end)²/2, root of the Taylor polynomial"},
+    )
+
+
+@register_engine("mpmath-taylor")
+def mpmath_taylor(instance: Instance, lam, *, digits: int = 40, horizon: float | None = None, guard: bool = True,
+                  guard_tolerance: float | None = None, active_fraction: float = 1e-3) -> FlowRun:
+    """C's flow at any λ ∈ (0, 1) (e.g. "1e-1000") at ``digits`` digits, with the precision guard.
+
+    With ``guard`` the run is repeated at 2·digits; stats["guard_discrepancy"] is the largest
+    difference of the jump times and of the final a (relative), and a discrepancy above
+    ``guard_tolerance`` (default 10^-(digits − log10 ln(1/λ) − 5), the accuracy `required_digits`
+    promises) turns the status into "guard_failed".
+    """
+    run = orthonormal_taylor_run(instance, lam, digits=digits, horizon=horizon, active_fraction=active_fraction)
+    run.stats["guard_digits"] = None
+    run.stats["guard_discrepancy"] = None
+    if guard:
+        tol = guard_tolerance if guard_tolerance is not None else 10.0 ** -(digits - required_digits(run.log_inv_lambda, 0))
+        g = guarded(lambda dg: run if dg == digits else orthonormal_taylor_run(
+            instance, lam, digits=dg, horizon=horizon, active_fraction=active_fraction), digits, _jump_distance, tol)
+        run.stats.update(g.summary())
+        run.stats["guard_jump_taus_mp"] = g.reference.stats["jump_taus_mp"]
+        if not g.ok:
+            run.status = "guard_failed"
+            run.message += (f"; precision guard: {2 * digits}-digit rerun differs by {g.discrepancy:.3g} "
+                            f"> {tol:.3g}")
+    return run
