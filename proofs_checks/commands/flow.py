@@ -1,0 +1,92 @@
+"""`relucheck flow INSTANCE.json --lam 1e-40 [--engine NAME] [--horizon T] [--precision DIGITS] [--json]`.
+
+Runs paper C's gradient flow at initialization scale λ (a decimal string: 1e-1000 works with the
+"uw-float64" engine) on an instance with orthonormal inputs (Assumption 1; anything else exits with
+status 2 and a message naming it), in accelerated time τ = t / ln(1/λ), and prints its jumps next to
+Algorithm 1's prediction. ``--json`` prints `numerics.engines.FlowRun.to_json()` (jumps with tau,
+neuron, fitted; interpolates, squared_norm, loss_plateaus, engine, tolerances, run statistics) with
+Algorithm 1's output under ``"limit_process"``.
+
+``--precision DIGITS`` asks for a high-precision engine: without ``--engine`` it selects
+"mpmath-taylor" (when registered) and passes ``digits=DIGITS`` to it.
+"""
+from __future__ import annotations
+
+import json
+
+from numerics.engines import get_engine, load_engines
+from numerics.errors import RelucheckInputError
+from numerics.instances import load_instance
+from theory.limit_process import limit_process_of
+
+from ..report import fmt_number
+from ..result import to_jsonable
+
+DEFAULT_ENGINE = "uw-float64"
+PRECISION_ENGINE = "mpmath-taylor"
+
+
+def _engine_and_options(args):
+    options = {}
+    if args.horizon is not None:
+        options["horizon"] = args.horizon
+    name = args.engine
+    if args.precision is not None:
+        if args.precision < 1:
+            raise RelucheckInputError(f"--precision must be a positive number of digits, got {args.precision}")
+        if name is None:
+            if PRECISION_ENGINE not in load_engines():
+                raise RelucheckInputError(f"--precision needs the {PRECISION_ENGINE!r} engine, which is not installed")
+            name = PRECISION_ENGINE
+        options["digits"] = args.precision
+    name = name or DEFAULT_ENGINE
+    return name, get_engine(name), options
+
+
+def _print_human(run, limit) -> None:
+    print(f"paper C flow, engine {run.engine} ({run.precision}), λ = {run.lam}, ln(1/λ) = {fmt_number(run.log_inv_lambda, 8)}; "
+          f"τ = t / ln(1/λ); data indices 0-based")
+    print(f"status: {run.status} — {run.message}")
+    predicted = {jp.neuron: jp for jp in limit.jumps}
+    print(f"{'k':>3}  {'tau (flow)':>14}  {'tau (Alg. 1)':>14}  {'(diff)·ln(1/λ)':>15}  {'neuron':>6}  fitted (flow) / (Alg. 1)")
+    for k, jp in enumerate(run.jumps, start=1):
+        lim = predicted.get(jp.neuron)
+        tau_lim = fmt_number(lim.tau, 10) if lim else "-"
+        scaled = fmt_number((jp.tau - lim.tau) * run.log_inv_lambda, 6) if lim else "-"
+        print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {tau_lim:>14}  {scaled:>15}  {jp.neuron:>6}  "
+              f"{jp.fitted} / {lim.fitted if lim else '-'}")
+    missing = [jp for jp in limit.jumps if jp.neuron not in {j.neuron for j in run.jumps}]
+    for jp in missing:
+        print(f"  Algorithm 1 jump of neuron {jp.neuron} at tau = {fmt_number(jp.tau, 10)} not seen in the flow")
+    print("saddle losses (flow):   " + ", ".join(fmt_number(v) for v in run.loss_plateaus))
+    print("saddle losses (Alg. 1): " + ", ".join(fmt_number(v) for v in limit.plateaus))
+    print(f"interpolates: flow {run.interpolates}, Alg. 1 {limit.interpolates}")
+    print(f"squared norm: flow {fmt_number(run.squared_norm, 8)}, Alg. 1 {fmt_number(limit.squared_norm, 8)}")
+    stats = run.stats
+    print(f"run: {stats.get('nfev')} field evaluations, {stats.get('events')} activation events, "
+          f"{fmt_number(stats.get('wall_seconds'), 3)} s")
+
+
+def _run(args) -> int:
+    instance = load_instance(args.instance, orthonormal=True)
+    name, engine, options = _engine_and_options(args)
+    limit = limit_process_of(instance)
+    run = engine(instance, args.lam, **options)
+    if args.json:
+        out = run.to_json()
+        out["limit_process"] = limit.to_json()
+        print(json.dumps(to_jsonable(out), indent=1))
+    else:
+        _print_human(run, limit)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("flow", help="paper C's gradient flow at scale λ on an orthonormal instance, next to Algorithm 1")
+    p.add_argument("instance", help="instance JSON file with orthonormal inputs (paper C, Assumption 1)")
+    p.add_argument("--lam", required=True, help="initialization scale λ ∈ (0, 1) as a decimal, e.g. 1e-40 or 1e-1000")
+    p.add_argument("--engine", help=f"flow engine (default {DEFAULT_ENGINE}; also raw-float64 for λ ≥ 1e-150)")
+    p.add_argument("--horizon", type=float, help="final accelerated time (default: Algorithm 1's last jump + 0.5)")
+    p.add_argument("--precision", type=int, help=f"digits for a high-precision engine (selects {PRECISION_ENGINE})")
+    p.add_argument("--json", action="store_true", help="machine-readable output (FlowRun.to_json())")
+    p.set_defaults(func=_run)
