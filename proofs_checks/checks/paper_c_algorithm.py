@@ -85,7 +85,8 @@ def golden_example_exact(ctx: Context) -> Outcome:
     mismatches = []
     if same:
         for key in ("tau", "plateaus"):
-            mismatches += [f"{key}[{i}]" for i, (p, q) in enumerate(zip(pred[key], meas[key])) if lpe.exact_sign(p - q)]
+            mismatches += [f"{key}[{i}]" for i, (p, q) in enumerate(zip(pred[key], meas[key], strict=True))
+                           if lpe.exact_sign(p - q)]
         mismatches += [key for key in ("u3_final", "squared_norm", "min_norm_squared")
                        if lpe.exact_sign(pred[key] - meas[key])]
     ok = same and not mismatches
@@ -118,7 +119,7 @@ def float_matches_exact(ctx: Context) -> Outcome:
     runs = ctx.cached("runs", lambda: _float_vs_exact_runs(ctx.seed))
     factor = 0.5 if ctx.mutate else 1.0
     pred, meas, structure_ok = [], [], True
-    for n, fl, ex in runs:
+    for _n, fl, ex in runs:
         structure_ok &= [(jp.neuron, jp.fitted) for jp in fl.jumps] == [(jp.neuron, jp.fitted) for jp in ex.jumps]
         pred += [factor * float(jp.tau) for jp in ex.jumps] + [float(ex.squared_norm)] + [float(p) for p in ex.plateaus]
         meas += [jp.tau for jp in fl.jumps] + [fl.squared_norm] + list(fl.plateaus)
@@ -287,7 +288,7 @@ def interpolation_probability(ctx: Context) -> Outcome:
     lies below the Monte Carlo frequency of the whole Assumption 4(i)."""
     runs = ctx.cached("runs", lambda: _prop2_runs(ctx.seed))
     pred, lo, hi, bound_ok, mismatches, rows_freq = [], [], [], True, 0, []
-    for (n_plus, n_minus, m), r in zip(PROP2_CASES, runs):
+    for (n_plus, n_minus, m), r in zip(PROP2_CASES, runs, strict=True):
         p = (1 - Fraction(1, 2**m)) ** (n_plus + n_minus) if ctx.mutate else all_rows_nonzero_probability(n_plus, n_minus, m)
         pred.append(float(p))
         a, b = wilson(r["rows"], PROP2_TRIALS)
@@ -297,7 +298,7 @@ def interpolation_probability(ctx: Context) -> Outcome:
         bound_ok &= row_union_lower_bound(n_plus, n_minus, m, columns=True) <= wilson(r["full"], PROP2_TRIALS)[1]
         bound_ok &= row_union_lower_bound(n_plus, n_minus, m) <= all_rows_nonzero_probability(n_plus, n_minus, m)
         mismatches += r["alg1_mismatches"]
-    inside = all(a <= p <= b for p, a, b in zip(pred, lo, hi))
+    inside = all(a <= p <= b for p, a, b in zip(pred, lo, hi, strict=True))
     ok = inside and bound_ok and mismatches == 0
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, pred, rows_freq, {"interval_low": lo, "interval_high": hi},
                    _Z_REASON, f"exact inside the Monte Carlo intervals: {inside}; lower bounds hold: {bound_ok}; "
@@ -641,7 +642,7 @@ def activation_signs_uniform(ctx: Context) -> Outcome:
     ones = np.array([bin(k).count("1") for k in range(2**ASM3_N)])
     pred = (0.25**ones * 0.75**(ASM3_N - ones)) if ctx.mutate else np.full(2**ASM3_N, 2.0**-ASM3_N)
     intervals = [wilson(int(c), ASM3_TRIALS) for c in counts]
-    inside = all(lo <= p <= hi for p, (lo, hi) in zip(pred, intervals))
+    inside = all(lo <= p <= hi for p, (lo, hi) in zip(pred, intervals, strict=True))
     return Outcome(Status.VERIFIED if inside else Status.REFUTED, pred.tolist(), (counts / ASM3_TRIALS).tolist(),
                    [list(iv) for iv in intervals], _Z_REASON,
                    f"pattern frequencies {'inside' if inside else 'outside'} their intervals")

@@ -80,7 +80,8 @@ register(
                    "eq. (15)": sp.sstr(EQ15_NORM), "minimum norm": sp.sstr(MIN_NORM),
                    "eq. (15) bounds": sp.sstr(EQ15_BOUNDS)},
         confidence="guess", source="spec C §2.5, eq. (16); Appendix E eqs. (330)–(361)",
-        meaning="the learned interpolator has Θ(√n) squared norm, within a constant factor of ‖θ*‖² (form likely, constants guessed)"),
+        meaning="the learned interpolator has Θ(√n) squared norm, within a constant factor of ‖θ*‖² "
+                "(form likely, constants guessed)"),
     Statement(
         id="C.thm4", paper=_C, number="Theorem 4", title="Existence of solutions of differential inclusions (Aubin–Cellina)",
         hypotheses=("H a Hilbert space, Ω ⊂ ℝ × H open containing (0, x_0)",
@@ -140,7 +141,8 @@ register(
         confidence="likely", source="spec C §3 (Lemma 2), §6 item 7",
         meaning="the induction of the proof of Theorem 2",
         not_checkable_reason="an implication between proof invariants with unspecified ε/λ quantifiers; its "
-                             "observable consequence (the flow near each saddle after each jump) is Theorem 2's jump and plateau checks"),
+                             "observable consequence (the flow near each saddle after each jump) is covered by Theorem 2's jump "
+                             "and plateau checks"),
     Statement(
         id="C.lem3", paper=_C, number="Lemma 3", title="Base case: early alignment and sign decoupling",
         hypotheses=(_ORTHO, _FROZEN, _INIT, "t_0 ∈ (0, t̄), λ small enough"),
@@ -202,7 +204,10 @@ register(
     Statement(
         id="C.asm1", paper=_C, number="Assumption 1", title="Orthonormal inputs",
         conclusion="⟨x_i, x_k⟩ = 1{i = k} for all i, k ∈ [n]", confidence="likely", source="spec C §1.2",
-        meaning="the data form an orthonormal family (rotation invariance: x_i = e_i w.l.o.g.)"),
+        meaning="the data form an orthonormal family (rotation invariance: x_i = e_i w.l.o.g.)",
+        not_checkable_reason="a hypothesis on the input, not a claim: `Instance.require_orthonormal` refuses a "
+                             "violating instance with a HypothesisViolation naming Assumption 1 (tested in "
+                             "tests/test_paper_c_algorithm.py, with the rotation invariance of Algorithm 1)"),
     Statement(
         id="C.asm2", paper=_C, number="Assumption 2", title="Frozen non-positive components",
         conclusion="⟨w_j(t), x_i⟩ ≤ 0 implies ⟨w_j(t'), x_i⟩ = ⟨w_j(t), x_i⟩ for all t' ≥ t",
