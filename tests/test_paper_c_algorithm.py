@@ -199,3 +199,16 @@ def test_cli_limit_process_warns_on_ties_and_refuses_non_orthonormal(tmp_path, c
     bad = _write(tmp_path, [[1, 0], [0.6, 0.8]], [1, 2], [[1, 0]], [1], "bad.json")
     assert main(["limit-process", bad]) == 2
     assert "relucheck: error: Assumption 1 (orthonormal inputs" in capsys.readouterr().err
+
+
+@pytest.mark.full
+def test_norm_figure_writes_plots_and_table(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from proofs_checks.figures.c_norm_vs_n import FIG5_SIZES, write_norm_figure
+
+    paths = write_norm_figure(tmp_path, seed=0)
+    assert sorted(p.suffix for p in paths) == [".md", ".pdf", ".png", ".tex"] and all(p.stat().st_size for p in paths)
+    table = (tmp_path / "fig5_norm_vs_n.md").read_text()
+    assert all(f"| {n} |" in table for n in FIG5_SIZES)
