@@ -1,0 +1,122 @@
+"""Paper C's figures and tables: `relucheck report --paper C --out DIR`.
+
+* Figure 1 (``fig1_loss_vs_tau.png/.pdf``): the training loss against accelerated time τ for decreasing λ
+  (engine "uw-float64") on a Fig.-1-like instance (n = d = 64 orthonormal, m = 6, y_i = |N(0,1)|, all
+  a_j(0) = +λ; spec C §4), with Algorithm 1's predicted staircase L(θ̄^{(k)}) on [τ_k, τ_{k+1}).
+* Figure 5: squared norm against n, learned and minimum, by the Algorithm-1 helper's
+  `proofs_checks.figures.c_norm_vs_n.write_norm_figure(out_dir, seed)`.
+* Table ``jump_time_errors.md/.tex``: τ̂_k − τ_k and (τ̂_k − τ_k)·ln(1/λ) against λ (1e-5 … 1e-1000) for the
+  golden example, a separated random instance and the Fig.-1 instance.
+
+Flow runs are written to ``DIR/paper_c_flows.jsonl`` as they finish (`numerics.sweep`), so an
+interrupted report resumes.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from numerics import datasets
+from numerics.instances import Instance
+from numerics.orthogonal_flow import uw_flow
+from numerics.sweep import Sweep
+from theory.limit_process import limit_process_of
+
+from ..checks.paper_c_flow import golden_instance, separated_instance
+from ..report import fmt_number, write_table
+
+FIG1_LAMBDAS = ("1e-10", "1e-20", "1e-40", "1e-80", "1e-200", "1e-1000")
+TABLE_LAMBDAS = ("1e-5", "1e-10", "1e-20", "1e-40", "1e-80", "1e-200", "1e-1000")
+
+
+def fig1_instance(seed: int, n: int = 64, m: int = 6, *, max_tries: int = 200) -> Instance:
+    """Spec C §4 Fig. 1: x_i = e_i in ℝ^64, y_i = |N(0,1)|, m = 6, all signs +1; drawn with
+    default_rng([seed, 41, attempt]) until Algorithm 1 makes ≥ 3 tie-free jumps."""
+    for attempt in range(max_tries):
+        rng = np.random.default_rng([seed, 41, attempt])
+        y = np.abs(rng.standard_normal(n))
+        G = datasets.random_directions(m, n, rng)
+        inst = Instance(np.eye(n), y, G, np.ones(m), {"figure": "C Fig. 1", "seed": [seed, 41, attempt]})
+        lp = limit_process_of(inst)
+        if len(lp.jumps) >= 3 and not lp.ties:
+            return inst
+    raise RuntimeError(f"no Fig. 1 instance with ≥ 3 tie-free jumps in {max_tries} draws")
+
+
+def _instances(seed: int) -> dict[str, Instance]:
+    return {"golden": golden_instance(), "random": separated_instance(seed), "fig1": fig1_instance(seed)}
+
+
+def _flow_rows(out: Path, seed: int, instances: dict, points: list[dict]) -> list[dict]:
+    def compute(point):
+        run = uw_flow(instances[point["instance"]], point["lam"])
+        keep = np.unique(np.linspace(0, len(run.taus) - 1, 1500).astype(int))
+        return {"jumps": [[jp.tau, jp.neuron] for jp in run.jumps], "log_inv_lambda": run.log_inv_lambda,
+                "taus": run.taus[keep].tolist(), "losses": run.losses[keep].tolist(),
+                "nfev": run.stats["nfev"], "seconds": run.stats["wall_seconds"]}
+
+    return Sweep(out / "paper_c_flows.jsonl", progress=False).run(points, compute)
+
+
+def _figure1(out: Path, inst: Instance, rows: list[dict]) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    lp = limit_process_of(inst)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    colors = plt.cm.viridis(np.linspace(0, 0.85, len(rows)))
+    for row, color in zip(rows, colors):
+        r = row["result"]
+        ax.plot(r["taus"], r["losses"], color=color, lw=1.3, label=f"flow, λ = {row['point']['lam']}")
+    t_end = max(row["result"]["taus"][-1] for row in rows)
+    marks = [0.0] + [jp.tau for jp in lp.jumps] + [t_end]
+    stairs_t = np.repeat(marks, 2)[1:-1]
+    stairs_l = np.repeat(lp.plateaus, 2)
+    ax.plot(stairs_t, stairs_l, "k--", lw=1.2, label="Algorithm 1 (λ → 0)")
+    ax.set_xlim(max(0.0, lp.jumps[0].tau - 2.0) if lp.jumps else 0.0, t_end)  # nothing moves before τ_1 − O(1/ln(1/λ))
+    ax.set_xlabel("accelerated time τ = t / ln(1/λ)")
+    ax.set_ylabel("training loss  (1/2n) Σ r_i²")
+    ax.set_title(f"Paper C, Fig. 1 analogue: n = d = {inst.n}, m = {inst.m}, y = |N(0,1)|, a_j(0) = +λ")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    paths = [out / "fig1_loss_vs_tau.png", out / "fig1_loss_vs_tau.pdf"]
+    for p in paths:
+        fig.savefig(p, dpi=150)
+    plt.close(fig)
+    return paths
+
+
+def _error_table(out: Path, instances: dict, rows: list[dict]) -> list[Path]:
+    header = ["instance", "λ", "ln(1/λ)", "jump k", "neuron", "τ_k (Alg. 1)", "τ̂_k − τ_k", "(τ̂_k − τ_k)·ln(1/λ)"]
+    body = []
+    for row in rows:
+        name, lam = row["point"]["instance"], row["point"]["lam"]
+        lp = limit_process_of(instances[name])
+        seen = {j: t for t, j in row["result"]["jumps"]}
+        L = row["result"]["log_inv_lambda"]
+        for k, jp in enumerate(lp.jumps, start=1):
+            err = seen[jp.neuron] - jp.tau if jp.neuron in seen else float("nan")
+            body.append([name, lam, L, k, jp.neuron, jp.tau, err, err * L])
+    return write_table(header, body, out / "jump_time_errors",
+                       caption="Paper C: flow jump times (half-fit rule, engine uw-float64) against Algorithm 1; "
+                               "the error law is C_k/ln(1/λ) (spec C §2.6)")
+
+
+def write_report(out_dir, seed: int = 0) -> list[Path]:
+    from .c_norm_vs_n import write_norm_figure
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    instances = _instances(seed)
+    fig_points = [{"instance": "fig1", "lam": lam, "seed": seed} for lam in FIG1_LAMBDAS]
+    table_points = [{"instance": name, "lam": lam, "seed": seed} for name in ("golden", "random")
+                    for lam in TABLE_LAMBDAS]
+    rows = _flow_rows(out, seed, instances, table_points + fig_points)
+    fig_rows = [r for r in rows if r["point"]["instance"] == "fig1"]
+    paths = _figure1(out, instances["fig1"], fig_rows)
+    paths += list(write_norm_figure(out, seed))
+    paths += _error_table(out, instances, rows)
+    timing = ", ".join(f"{r['point']['instance']} λ={r['point']['lam']}: {fmt_number(r['result']['seconds'], 3)} s"
+                       for r in rows)
+    (out / "paper_c_flow_timing.md").write_text(f"Flow wall times (uw-float64): {timing}\n")
+    return paths + [out / "paper_c_flow_timing.md", out / "paper_c_flows.jsonl"]
