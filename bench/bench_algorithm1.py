@@ -65,11 +65,11 @@ def spec_pseudocode(y, s, act):
         U &= ~S[:, j]
 
 
-def best_of(fn, repeats):
+def best_of(fn, repeats, *args):
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        out = fn()
+        out = fn(*args)
         times.append(time.perf_counter() - t0)
     return min(times), out
 
@@ -83,13 +83,13 @@ def main(argv=None):
     for n, m in sizes:
         rng = np.random.default_rng([2026, n, m])
         y, s, act = rng.standard_normal(n), rng.choice([-1.0, 1.0], m), rng.standard_normal((n, m)) > 0
-        t_vec, lp = best_of(lambda: limit_process(y, s, act), 3)
-        t_spec, spec = best_of(lambda: spec_pseudocode(y, s, act), 1)
+        t_vec, lp = best_of(limit_process, 3, y, s, act)
+        t_spec, spec = best_of(spec_pseudocode, 1, y, s, act)
         ref = [(jp.tau, jp.neuron) for jp in lp.jumps]
         assert [j for _, j in spec] == [j for _, j in ref]
         np.testing.assert_allclose([t for t, _ in spec], [t for t, _ in ref], rtol=1e-9)
         if n * m <= 10**6:
-            t_naive, naive = best_of(lambda: naive_loop(y, s, act), 1)
+            t_naive, naive = best_of(naive_loop, 1, y, s, act)
             assert [j for _, j in naive] == [j for _, j in ref]
             naive_cols = f"{t_naive:13.4f} {t_naive / t_vec:8.1f}"
         else:

@@ -646,3 +646,63 @@ def activation_signs_uniform(ctx: Context) -> Outcome:
     return Outcome(Status.VERIFIED if inside else Status.REFUTED, pred.tolist(), (counts / ASM3_TRIALS).tolist(),
                    [list(iv) for iv in intervals], _Z_REASON,
                    f"pattern frequencies {'inside' if inside else 'outside'} their intervals")
+
+
+# --------------------------------------------------------------------------------------------------
+# Proposition 7 and Corollary 2: alignment with the saddle directions (eq. 9) gives coordinate-wise control
+ALIGN_DIM, ALIGN_SAMPLES = 12, 2000
+
+
+def _aligned_pairs(seed):
+    """Pairs (u, v) of unit vectors with ⟨u, v⟩ = 1 − ε: v = w̄^{(k)} of eq. (9) for a random set S (the first
+    |S| coordinates) and labels y, and u = cos θ v + sin θ z with z ⊥ v either random or a coordinate direction
+    (the cases where Proposition 7 and the mass bound are tight)."""
+    rng = np.random.default_rng([seed, 314])
+    out = []
+    for r in range(ALIGN_SAMPLES):
+        size = int(rng.integers(1, ALIGN_DIM))
+        y = rng.standard_normal(size)
+        v = np.zeros(ALIGN_DIM)
+        v[:size] = np.abs(y) / np.linalg.norm(y)                       # eq. (9) with x_i = e_i, S = {0..size−1}
+        eps = 10 ** rng.uniform(-8, -0.5)
+        if r % 2:
+            z = np.zeros(ALIGN_DIM)
+            z[int(rng.integers(size, ALIGN_DIM))] = 1.0                # off S: the tight case
+        else:
+            z = rng.standard_normal(ALIGN_DIM)
+        z -= (z @ v) * v
+        z /= np.linalg.norm(z)
+        c = 1 - eps
+        u = c * v + np.sqrt(1 - c * c) * z
+        out.append((u, v, size, 1 - float(u @ v)))
+    return out
+
+
+@check("C.prop7.alignment_gives_coordinates", statement="C.prop7",
+       mutant="bound √ε instead of √(2ε)")
+def alignment_gives_coordinates(ctx: Context) -> Outcome:
+    """Proposition 7 (eq. 362): |⟨u, x_i⟩ − ⟨v, x_i⟩| ≤ √(2ε) for unit u, v with ⟨u, v⟩ = 1 − ε, orthonormal x_i = e_i;
+    2000 pairs around saddle directions of eq. (9), half of them in the tight configuration u − v ∥ x_i."""
+    pairs = ctx.cached("pairs", lambda: _aligned_pairs(ctx.seed))
+    k = 1.0 if ctx.mutate else 2.0
+    ratios = np.array([np.max(np.abs(u - v)) / math.sqrt(k * eps) for u, v, _, eps in pairs])
+    return within_bound(ratios, 1.0, "float64 rounding of ε = 1 − ⟨u,v⟩ ≥ 1e-8·(1 − 1e-8): relative error ≤ "
+                        "4 eps/ε ≤ 1e-7, so the ratio may exceed 1 by ≤ 1e-7", slack=1e-7,
+                        message=f"max |u_i − v_i|/√({k:g}ε) = {ratios.max():.6f} over {len(pairs)} pairs")
+
+
+@check("C.cor2.aligned_neuron_active_on_its_set", statement="C.cor2",
+       mutant="mass off the set bounded by ε instead of 2ε")
+def aligned_neuron_active_on_its_set(ctx: Context) -> Outcome:
+    """Corollary 2 (eq. 367) on the same pairs: ⟨u, x_i⟩ ≥ |y_i|/‖y_S‖ − √(2ε) on S and Σ_{i∉S}⟨u, x_i⟩² ≤ 2ε."""
+    pairs = ctx.cached("pairs", lambda: _aligned_pairs(ctx.seed))
+    k = 1.0 if ctx.mutate else 2.0
+    worst = []
+    for u, v, size, eps in pairs:
+        on_set = np.max(v[:size] - math.sqrt(2 * eps) - u[:size])     # ≤ 0 claimed (v_i = |y_i|/‖y_S‖ on S)
+        off_set = float(u[size:] @ u[size:]) / (k * eps) - 1            # ≤ 0 claimed
+        worst.append(max(on_set, off_set))
+    worst = np.array(worst)
+    return within_bound(worst, 0.0, "float64 rounding: the normalized excess carries a relative error ≤ 1e-7 "
+                        "(ε ≥ 1e-8 computed from 1 − ⟨u,v⟩)", slack=1e-7,
+                        message=f"largest normalized excess {worst.max():.3g} over {len(pairs)} pairs")
