@@ -56,7 +56,7 @@ def G_n(X, y, w) -> np.ndarray:
 
 
 def sup_deviation_2d(X, y, target) -> float:
-    """sup_w ‖D_n(w) − target‖ over the sphere S¹ (float64, O(n log n)): the quantity of A Theorem 3.1.
+    """sup_w ‖D_n(w) − target‖ over the circle S¹ (float64, O(n log n)): the quantity of A Theorem 3.1.
 
     D_n is constant on the open arcs between the boundary angles atan2(x_k) ± π/2; by Lemma C.1 the
     Clarke segments at the boundaries do not raise the sup (a convex function on a segment is
@@ -65,11 +65,18 @@ def sup_deviation_2d(X, y, target) -> float:
     X, y = np.asarray(X, float), np.asarray(y, float)
     if X.ndim != 2 or X.shape[1] != 2:
         raise RelucheckInputError(f"sup_deviation_2d needs d = 2 inputs, got shape {X.shape}")
+    n = len(y)
     phi = np.arctan2(X[:, 1], X[:, 0])
-    bounds = np.sort(np.mod(np.concatenate([phi + np.pi / 2, phi - np.pi / 2]), 2 * np.pi))
-    mids = (bounds + np.roll(bounds, -1) + np.where(np.arange(len(bounds)) == len(bounds) - 1, 2 * np.pi, 0)) / 2
-    W = np.stack([np.cos(mids), np.sin(mids)], axis=1)
-    return float(np.max(np.linalg.norm(D_n(X, y, W) - np.asarray(target, float), axis=1)))
+    # w(θ) activates x_k on θ ∈ (φ_k − π/2, φ_k + π/2): sweep the circle once, adding y_k x_k/n at the
+    # start of that arc and removing it at its end (events sorted by angle, then a cumulative sum)
+    starts, ends = np.mod(phi - np.pi / 2, 2 * np.pi), np.mod(phi + np.pi / 2, 2 * np.pi)
+    angles = np.concatenate([starts, ends])
+    steps = np.concatenate([y[:, None] * X, -y[:, None] * X]) / n
+    order = np.argsort(angles, kind="stable")
+    first = angles[order[0]] / 2  # a point of the arc that wraps around θ = 0
+    w0 = np.array([np.cos(first), np.sin(first)])
+    values = D_n(X, y, w0) + np.cumsum(steps[order], axis=0)  # D_n on the arc after each event
+    return float(np.max(np.linalg.norm(values - np.asarray(target, float), axis=1)))
 
 
 # -- exact integer representation ------------------------------------------------------------------
