@@ -183,7 +183,7 @@ SLSQP_FTOL = 1e-14
 FEASIBILITY = 1e-9
 
 
-def _min_norm_by_slsqp(y, rng, restarts=6):
+def _min_norm_by_slsqp(y, rng, restarts=4):
     """min Σ_j(a_j² + ‖w_j‖²) s.t. Σ_j a_j σ(w_ji) = y_i (x_i = e_i, width 4), by SLSQP from random starts.
 
     W ≥ 0 without loss of generality: replacing w_j by its positive part keeps every output σ(w_ji) and does
@@ -208,7 +208,7 @@ def _min_norm_by_slsqp(y, rng, restarts=6):
         res = optimize.minimize(lambda z: float(z @ z), z0, jac=lambda z: 2 * z, method="SLSQP",
                                 bounds=[(None, None)] * m + [(0, None)] * (m * n),
                                 constraints=[{"type": "eq", "fun": constraint, "jac": constraint_jac}],
-                                options={"ftol": SLSQP_FTOL, "maxiter": 3000})
+                                options={"ftol": SLSQP_FTOL, "maxiter": 300})
         if np.max(np.abs(constraint(res.x))) < FEASIBILITY:
             best = min(best, float(res.fun))
     return best
@@ -227,7 +227,7 @@ def _min_norm_runs(seed):
 @check("C.thm3.min_norm_formula", statement="C.thm3",
        mutant="claims ‖θ*‖² = 2‖y‖ (one neuron per sign merged into a single norm) instead of 2(‖y_+‖ + ‖y_−‖)")
 def min_norm_formula(ctx: Context) -> Outcome:
-    """C06: the smallest Σ_j(a_j² + ‖w_j‖²) over width-4 interpolating networks, found by SLSQP with 6 random
+    """C06: the smallest Σ_j(a_j² + ‖w_j‖²) over width-4 interpolating networks, found by SLSQP with 4 random
     restarts for n = 2..6 (x_i = e_i, mixed signs), equals 2(‖y_+‖ + ‖y_−‖) (spec C §2.4)."""
     runs = ctx.cached("runs", lambda: _min_norm_runs(ctx.seed))
     pred = [2 * np.linalg.norm(y) if ctx.mutate else 2 * (np.linalg.norm(y[y > 0]) + np.linalg.norm(y[y < 0]))
@@ -243,7 +243,7 @@ def min_norm_formula(ctx: Context) -> Outcome:
 # --------------------------------------------------------------------------------------------------
 # C21: Proposition 2(i), the probability that every row of the mask is non-zero
 PROP2_CASES = ((16, 16, 15), (32, 32, 25), (8, 24, 12))   # (n_+, n_−, m)
-PROP2_TRIALS = 20000
+PROP2_TRIALS = 10000
 PROP2_ALG1_TRIALS = 150
 
 
@@ -283,7 +283,7 @@ def _prop2_runs(seed):
        mutant="forgets the sign condition of the mask: P(row ≠ 0) = 1 − 2^{−m}, i.e. (1 − 2^{−m})^n")
 def interpolation_probability(ctx: Context) -> Outcome:
     """Proposition 2(i): P(all rows of M non-zero) = Σ_k C(m,k)2^{−m}(1−2^{−k})^{n_+}(1−2^{−(m−k)})^{n_−} (exact
-    rational) against 20000 initializations per (n_+, n_−, m) ∈ {(16,16,15), (32,32,25), (8,24,12)}; Algorithm 1
+    rational) against 10000 initializations per (n_+, n_−, m) ∈ {(16,16,15), (32,32,25), (8,24,12)}; Algorithm 1
     interpolates exactly on those draws (150 per case); the spec's lower bound 1 − n(3/4)^m − (m + m(m−1)/4)2^{−min n_±}
     lies below the Monte Carlo frequency of the whole Assumption 4(i)."""
     runs = ctx.cached("runs", lambda: _prop2_runs(ctx.seed))
