@@ -166,7 +166,7 @@ register(
         hypotheses=("end of Phase 2a",),
         conclusion="T_2b − T_2a = O(log(1/ε)/log(1/λ)); j* is ε-close to eqs. (13)–(14)",
         confidence="guess", source="spec C §3 (Lemma 6), eqs. (202)–(236), §6 item 8",
-        meaning="the jump takes o(1) accelerated time", not_checkable_reason=_PROOF_PHASE),
+        meaning="the jump takes o(1) accelerated time"),
     Statement(
         id="C.lem7", paper=_C, number="Lemma 7", title="Phase 3: realignment",
         hypotheses=("end of Phase 2b",),
