@@ -14,16 +14,21 @@ Stopping (per problem; a stopped problem is frozen and drops out of the arithmet
 
 * ``interpolating``: L ≤ ``interp_ratio`` · L_OLS. Full-batch GD with η below 2/smoothness decreases
   L monotonically, so once the ratio threshold is crossed the classification "interpolates" is final.
-* ``stationary``: after the initial plateau (L ≤ ½ L(0)), the flow changes L at rate
-  dL/dt = −‖∂L‖² (minimal-norm Clarke subgradient, Filippov sliding included). That rate is measured
-  as the loss decrease over the last window of ``check_every`` steps divided by its flow time (the
-  gradient of the σ'(0) = 0 selection is not used: at a kink where neurons slide along a data
-  hyperplane it stays large while L does not move). With T_left the flow time left in the budget
-  (η₀ · max_steps − t), if rate · T_left ≤ ``rel_tol`` · L holds at two consecutive checks, then even
-  at the current rate the loss could not move by more than rel_tol relatively in the whole remaining
-  budget. Near a limit with a local PL inequality (A Lemma F.6, eq. 45) the rate only decreases, so
-  the rule is conservative there; a saddle escaped later is the failure mode, which the two-window
-  rule and ``min_steps`` guard against.
+* ``stationary``: after the initial plateau (L ≤ ½ L(0)), two conditions at two consecutive checks
+  ``check_every`` steps apart, with T_left the flow time left in the budget (η₀ · max_steps − t):
+
+  1. the measured rate: the flow changes L at rate dL/dt = −‖∂L‖² (minimal-norm Clarke subgradient,
+     Filippov sliding included), measured as the loss decrease over the last window divided by its flow
+     time (the σ'(0) = 0 selection's gradient is not used: at a kink where neurons slide along a data
+     hyperplane it stays large while L does not move); require rate · T_left ≤ ``rel_tol`` · L;
+  2. no escape from a saddle within the budget: a neuron j with dynamical vector D_j grows at most like
+     the frozen-field solution of A eq. (4), (|a_j|, ‖w_j‖) ≤ s_j e^{‖D_j‖t}, and lowers L at rate
+     ⟨w_j,D_j⟩² + a_j²‖D_j‖² ≤ 2 s_j² ‖D_j‖² e^{2‖D_j‖t}; over T_left that is at most
+     s_j² ‖D_j‖ e^{2‖D_j‖T_left}. Require Σ_j of it ≤ ``rel_tol`` · L (s_j = max(|a_j|, ‖w_j‖)).
+
+  Both hold at a limit with a local PL inequality (A Lemma F.6, eq. 45), where D_j → 0; condition 2
+  is what keeps a plateau near a saddle (small neurons still aligning, D_j ≠ 0) from being mistaken
+  for convergence, as long as the residual stays frozen while L does not move.
 * ``budget``: the step budget ran out (reported as such, never silently).
 
 Step-size control: GD tracks the flow only while η is below 2/sharpness; interpolating networks grow
@@ -143,8 +148,11 @@ def train_batch(P: BatchProblems, a0, W0, lr: float, max_steps: int, *, loss_ref
         left_plateau[live] |= loss <= 0.5 * loss0[live]
         lrs[live] = np.where(loss > previous * (1 + INSTABILITY_RISE), 0.5 * eta, eta)
         rate = np.maximum(previous - loss, 0.0) / (block * eta)
-        t_left = lr * max_steps - t_flow[live]
-        slow = left_plateau[live] & (rate * t_left <= rel_tol * loss) & (step >= min_steps)
+        t_left = np.maximum(lr * max_steps - t_flow[live], 0.0)
+        size2 = np.maximum(la**2, (lW**2).sum(2))
+        d_norm = np.sqrt((dW**2).sum(2)) / np.maximum(np.abs(la), 1e-300)  # ‖D_j‖ = ‖ẇ_j‖/|a_j|
+        escape = (size2 * d_norm * np.exp(np.minimum(2 * d_norm * t_left[:, None], 700.0))).sum(1)
+        slow = left_plateau[live] & (rate * t_left <= rel_tol * loss) & (escape <= rel_tol * loss) & (step >= min_steps)
         done = np.zeros(live.size, bool)
         if loss_ref is not None:
             interp = loss <= interp_ratio * np.asarray(loss_ref, float)[live]
@@ -160,3 +168,95 @@ def train_batch(P: BatchProblems, a0, W0, lr: float, max_steps: int, *, loss_ref
         live = live[keep]
         sub = BatchProblems(P.X[live], P.y[live], P.mask[live], P.n[live])
     return BatchResult(a, W, loss_all, grad_all, steps, t_flow, lrs, status, time.perf_counter() - t0, history)
+
+
+# -- the optimization threshold (A §5, Fig. 2; spec N12–N14) ------------------------------------------
+THRESHOLD_PROTOCOL = dict(m=100, lam=1e-3, lr=0.05, max_steps=100_000, sigma=1.0, n_test=2000)
+INTERPOLATION_RATIO = 1e-3  # L_train / L_OLS,train below this counts as interpolation (spec N12)
+
+
+def threshold_grid(d: int, scale: str = "full") -> list[int]:
+    """Sample sizes per d: a geometric grid from about d to well beyond the d = 2 … 5 calibration thresholds."""
+    base = [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384]
+    lo, hi = (2 * d, min(24 * d**2, 256)) if scale == "full" else (2 * d, 6 * d**2)
+    return [n for n in base if lo <= n <= hi]
+
+
+def threshold_batch(d: int, ns, seeds, *, m: int, lam: float, lr: float, max_steps: int, sigma: float,
+                    n_test: int) -> list[dict]:
+    """Train every (n, seed) of one d in one batch: S_G(d, σ) data (x ~ N(0, I_d), y = x_1 + σξ, A §5),
+    IG(λ, m) initialization, GD with the stopping rules of `train_batch`; losses in the 1/(2n) convention.
+
+    Returns one dict per (n, seed): train and test losses of the network and of OLS, the ratio
+    L_train/L_OLS, the stopping status, and |cos(w_j, β̂_OLS)| of every neuron (v2 Fig. 3).
+    """
+    from .initializations import gaussian
+
+    probs, inits, meta = [], [], []
+    for n in ns:
+        for seed in seeds:
+            rng = np.random.default_rng([seed, n, d, 61])
+            X = rng.standard_normal((n, d))
+            y = X[:, 0] + sigma * rng.standard_normal(n)
+            Xt = rng.standard_normal((n_test, d))
+            yt = Xt[:, 0] + sigma * rng.standard_normal(n_test)
+            beta = np.linalg.lstsq(X, y, rcond=None)[0]
+            r, rt = y - X @ beta, yt - Xt @ beta
+            probs.append((X, y))
+            inits.append(gaussian(m, d, lam, rng))
+            meta.append(dict(d=d, n=n, seed=seed, beta_ols=beta, Xt=Xt, yt=yt, train_ols=float(r @ r / (2 * n)),
+                             test_ols=float(rt @ rt / (2 * n_test))))
+    P = BatchProblems.stack(probs)
+    ref = np.array([mt["train_ols"] for mt in meta])
+    res = train_batch(P, np.array([i[0] for i in inits]), np.array([i[1] for i in inits]), lr, max_steps,
+                      loss_ref=ref, interp_ratio=0.1 * INTERPOLATION_RATIO, check_every=1000)
+    out = []
+    for b, mt in enumerate(meta):
+        a, W = res.a[b], res.W[b]
+        ht = np.maximum(mt["Xt"] @ W.T, 0) @ a
+        test = float(np.mean((mt["yt"] - ht) ** 2) / 2)
+        cos = np.abs(W @ mt["beta_ols"]) / (np.linalg.norm(W, axis=1) * np.linalg.norm(mt["beta_ols"]) + 1e-300)
+        out.append(dict(d=d, n=mt["n"], seed=mt["seed"], train=float(res.loss[b]), train_ols=mt["train_ols"],
+                        test=test, test_ols=mt["test_ols"], ratio=float(res.loss[b] / mt["train_ols"]),
+                        status=res.status[b], steps=int(res.steps[b]), time=float(res.time[b]),
+                        seconds=res.seconds / len(meta), abs_cos=np.round(cos, 6).tolist(),
+                        weight=np.round(np.abs(a) * np.linalg.norm(W, axis=1), 12).tolist()))
+    return out
+
+
+def threshold_sweep(path, d_values, seeds, *, scale: str = "full", progress: bool = True, **protocol) -> list[dict]:
+    """The threshold experiment as a resumable sweep (`numerics.sweep.Sweep`, one JSON line per (d, n, seed)).
+
+    Points still missing are trained in batches of one (d, n) with all its seeds, so an interruption
+    loses at most the batch being trained; a rerun skips every finished point.
+    """
+    from .sweep import Sweep, point_key
+
+    proto = {**THRESHOLD_PROTOCOL, **protocol}
+    sweep = Sweep(path, progress=progress)
+    points = [dict(d=d, n=n, seed=s, **proto) for d in d_values for n in threshold_grid(d, scale) for s in seeds]
+    done = sweep.done()
+    for d in d_values:
+        for n in threshold_grid(d, scale):
+            pts = [p for p in points if p["d"] == d and p["n"] == n]
+            todo = [p for p in pts if point_key(p) not in done]
+            if todo:
+                fresh = {r["seed"]: r for r in threshold_batch(d, [n], [p["seed"] for p in todo], **proto)}
+                sweep.run(todo, lambda p: fresh[p["seed"]])
+    done = sweep.done()
+    return [done[point_key(p)]["result"] for p in points]
+
+
+def interpolation_limit(rows, d: int) -> int | None:
+    """Largest n of the grid whose median ratio L_train/L_OLS over seeds is below INTERPOLATION_RATIO."""
+    by_n = {}
+    for r in rows:
+        if r["d"] == d:
+            by_n.setdefault(r["n"], []).append(r["ratio"])
+    ok = [n for n, v in by_n.items() if np.median(v) < INTERPOLATION_RATIO]
+    return max(ok) if ok else None
+
+
+def fit_exponent(ds, limits) -> float:
+    """Slope of log n_interp against log d (the paper: about 3, from n ≳ d³ log d)."""
+    return float(np.polyfit(np.log(np.asarray(ds, float)), np.log(np.asarray(limits, float)), 1)[0])

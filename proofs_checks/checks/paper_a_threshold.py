@@ -1,0 +1,95 @@
+"""Paper A, the optimization threshold (Theorem 1.1; A §5 Fig. 2, App. A.5; spec N12–N14).
+
+S_G(d, 1) data (x ~ N(0, I_d), y = x_1 + ξ), IG(λ = 1e-3, m) initialization, full-batch GD η = 0.05,
+trained by the batched simulator with its stationarity rule (`numerics.paper_a_training`). The default
+suite runs a reduced version (d = 2, 3; two sample sizes each); the full suite sweeps d = 2 … 5 with
+three seeds (resumable, in RELUCHECK_SWEEP_DIR, default relucheck-out/sweeps).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from numerics.paper_a_training import (INTERPOLATION_RATIO, THRESHOLD_PROTOCOL, fit_exponent, interpolation_limit,
+                                       threshold_batch, threshold_grid, threshold_sweep)
+
+from ..registry import Context, check
+from ..result import Outcome, Status, agree, within_bound
+
+REDUCED = dict(THRESHOLD_PROTOCOL, m=50, max_steps=30_000)
+
+
+def sweep_dir() -> Path:
+    return Path(os.environ.get("RELUCHECK_SWEEP_DIR", "relucheck-out/sweeps"))
+
+
+@check("A.thm1.1.threshold_reduced", statement="A.thm1.1",
+       mutant="claims the network interpolates at every n (the global minimum, reachable with m ≥ n)")
+def threshold_reduced(ctx: Context) -> Outcome:
+    """Theorem 1.1, reduced (N12/N14): seeds {s, s + 1}, m = 50, 3·10⁴ steps of GD.
+
+    Below the threshold (d = 3, n = 6) at least one seed interpolates (L_train/L_OLS < 1e-3); far beyond it
+    (d = 2, n = 96 and d = 3, n = 144, ≥ 20× the calibrated interpolation limits) no seed interpolates and
+    L_train/L_OLS ≥ 0.85: the network stops at a non-interpolating stationary point close to OLS.
+    """
+    seeds = (ctx.seed, ctx.seed + 1)
+    cases = ((3, 6), (2, 96), (3, 144))
+    runs = ctx.cached("runs", lambda: {(d, n): threshold_batch(d, [n], seeds, **REDUCED) for d, n in cases})
+    small = min(r["ratio"] for r in runs[(3, 6)])
+    large = np.array([min(r["ratio"] for r in runs[c]) for c in cases[1:]])
+    statuses = {f"d={d},n={n}": [r["status"] for r in rs] for (d, n), rs in runs.items()}
+    message = (f"min ratio L/L_OLS at (d, n) = (3, 6): {small:.3g}; at (2, 96), (3, 144): {np.round(large, 4).tolist()}; "
+               f"stopping statuses {statuses}")
+    reason = ("beyond the threshold the limit is OLS-like: spec N14 calibration L/L_OLS ≥ 0.9 at n ≥ 20 n_interp with "
+              "m = 200 and 10⁵ steps; 0.85 for the reduced budget (m = 50, 3·10⁴ steps) whose runs still creep towards 1")
+    if ctx.mutate:  # 'interpolates at every n': the large-n ratios would be below 1e-3
+        return within_bound(large, INTERPOLATION_RATIO, reason, side="<=", message=message)
+    out = within_bound(large, 0.85, reason, side=">=", message=message, small_n_ratio=small, large_n_ratio=large)
+    if out.status is Status.VERIFIED and not small < INTERPOLATION_RATIO:
+        out.status = Status.INCONCLUSIVE
+        out.message += "; no interpolation at (3, 6) within the reduced budget"
+    return out
+
+
+@check("A.thm1.1.threshold_exponent", statement="A.thm1.1", suites=("full",),
+       mutant="claims the threshold grows linearly in d (exponent 1)")
+def threshold_exponent(ctx: Context) -> Outcome:
+    """Theorem 1.1 / App. A.5 (N12, N13): the largest interpolating n per d (median of 3 seeds below 1e-3),
+    d = 2 … 5, m = 100, 10⁵ steps, fitted as n_interp ∝ d^k; the paper: k ≈ 3 (n ≳ d³ log d)."""
+    seeds = tuple(ctx.seed + s for s in range(3))
+    rows = threshold_sweep(sweep_dir() / f"paper_a_threshold_seed{ctx.seed}.jsonl", (2, 3, 4, 5), seeds,
+                           progress=False)
+    ds = [d for d in (2, 3, 4, 5) if interpolation_limit(rows, d)]
+    limits = [interpolation_limit(rows, d) for d in ds]
+    if len(ds) < 3:
+        return Outcome(Status.INCONCLUSIVE, 3.0, None, 1.0, "", f"interpolation seen for d = {ds} only")
+    k = fit_exponent(ds, limits)
+    grid_step = max(np.log(b / a) for d in ds for a, b in zip(threshold_grid(d), threshold_grid(d)[1:]))
+    return agree(1.0 if ctx.mutate else 3.0, k, 1.0,
+                 "the paper only says 'roughly d³' and the absolute threshold depends on width and budget (spec "
+                 "§3.5); a geometric n grid with steps ≤ ln 2 = "
+                 f"{grid_step:.2f} moves each log n_interp by up to that much over a log d range of ln 2.5 = 0.92, "
+                 "i.e. ±0.75 on the slope, plus the seed spread: ±1",
+                 message=f"n_interp = {dict(zip(ds, limits))}; fitted exponent {k:.3g}", limits=dict(zip(ds, limits)))
+
+
+@check("A.thm1.1.beyond_threshold_ols", statement="A.thm1.1", suites=("full",),
+       mutant="claims the network keeps interpolating beyond the threshold (train ratio < 1e-3)")
+def beyond_threshold(ctx: Context) -> Outcome:
+    """N14 (full): for d = 2, 3 and the largest n of the grid (≥ 20 n_interp), L_train/L_OLS ≥ 0.9 and the
+    test loss is at most 1.2× the OLS test loss."""
+    seeds = tuple(ctx.seed + s for s in range(3))
+    rows = threshold_sweep(sweep_dir() / f"paper_a_threshold_seed{ctx.seed}.jsonl", (2, 3, 4, 5), seeds,
+                           progress=False)
+    big = [r for r in rows if r["d"] in (2, 3) and r["n"] == threshold_grid(r["d"])[-1]]
+    ratios = np.array([r["ratio"] for r in big])
+    tests = np.array([r["test"] / r["test_ols"] for r in big])
+    bound = INTERPOLATION_RATIO if ctx.mutate else 0.9
+    out = within_bound(ratios, bound, "spec N14 calibration (0.95–0.97 at these n)", side="<=" if ctx.mutate else ">=",
+                       message=f"train ratios {np.round(ratios, 3).tolist()}, test/OLS-test {np.round(tests, 3).tolist()}")
+    if not ctx.mutate and out.status is Status.VERIFIED and np.any(tests > 1.2):
+        out.status = Status.REFUTED
+        out.message += "; test loss above 1.2× OLS"
+    return out
