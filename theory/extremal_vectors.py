@@ -248,8 +248,13 @@ class _Arrangement:
         Vf = np.array([[float(c) for c in v] for v in verts])
         pats = self._filtered(Vf, np.zeros_like(Vf), verts)
         cells, edges = {}, {}
-        for v, pat in zip(verts, pats):
+        for v, is_real, pat in zip(verts, real, pats):
             ties = [int(k) for k in np.flatnonzero((pat == 0) & self.nonzero)]
+            if not is_real:  # rank-1 data: the two cells are the half-spaces ±⟨x_1, w⟩ > 0
+                for x in (self.X[ties[0]], tuple(-c for c in self.X[ties[0]])):
+                    c = pat.copy()
+                    c[ties] = [_sign(_dot(x, self.X[k])) for k in ties]
+                    cells.setdefault(c.tobytes(), c)
             tans = self.tangents(v, ties)
             tie_dots = {t: [_dot(t, self.X[k]) for k in ties] for t in tans}  # ⟨t, x_k⟩ for tied k
             if self.d == 3:  # edges leaving v along each circle: ties off that circle take sign⟨t, x_k⟩
