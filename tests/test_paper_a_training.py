@@ -1,0 +1,133 @@
+"""Paper A: batched GD simulator, threshold sweep bookkeeping, closed-form limits, statements."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics import datasets, initializations
+from numerics.errors import HypothesisViolation, RelucheckInputError
+from numerics.gd import gradient_descent
+from numerics.paper_a_training import (BatchProblems, fit_exponent, interpolation_limit, threshold_sweep,
+                                       train_batch)
+from theory.paper_a_limits import D_inf_relu, G_inf_relu, two_piece_ols
+from theory.statements import all_statements
+
+seeds = st.integers(0, 2**31 - 1)
+
+
+def test_batched_gd_equals_per_problem_gd_with_padding():
+    """Problems of different n share one padded array: each must follow its own plain GD exactly."""
+    rng = np.random.default_rng(0)
+    d, m, lr, steps = 3, 7, 0.05, 300
+    probs = [(rng.standard_normal((n, d)), rng.standard_normal(n)) for n in (5, 17, 11)]
+    inits = [initializations.gaussian(m, d, 0.5, rng) for _ in probs]
+    res = train_batch(BatchProblems.stack(probs), np.array([i[0] for i in inits]), np.array([i[1] for i in inits]),
+                      lr, steps, check_every=steps)
+    for b, ((X, y), (a0, W0)) in enumerate(zip(probs, inits)):
+        a, W, _ = gradient_descent(X, y, a0, W0, lr, steps, record_every=steps)
+        assert np.max(np.abs(res.a[b] - a)) <= 1e-12 and np.max(np.abs(res.W[b] - W)) <= 1e-12
+
+
+def test_stopping_rules_and_status():
+    rng = np.random.default_rng(1)
+    d = 2
+    probs = [(rng.standard_normal((n, d)), None) for n in (2, 200)]
+    probs = [(X, X[:, 0] + 0.5 * rng.standard_normal(len(X))) for X, _ in probs]
+    ref = [np.sum((y - X @ np.linalg.lstsq(X, y, rcond=None)[0]) ** 2) / (2 * len(y)) for X, y in probs]
+    inits = [initializations.gaussian(50, d, 1e-3, rng) for _ in probs]
+    res = train_batch(BatchProblems.stack(probs), np.array([i[0] for i in inits]), np.array([i[1] for i in inits]),
+                      0.05, 40000, loss_ref=np.maximum(ref, 1e-3), check_every=500)
+    assert res.status[0] == "interpolating"  # n = d = 2 points: a 2-neuron fit is exact
+    assert res.status[1] in ("stationary", "budget") and res.loss[1] >= 0.9 * ref[1]
+    assert res.steps[0] < 40000
+
+
+def test_train_batch_rejects_bad_arguments():
+    P = BatchProblems.stack([(np.ones((2, 2)), np.ones(2))])
+    with pytest.raises(RelucheckInputError, match="lr > 0"):
+        train_batch(P, np.zeros((1, 1)), np.zeros((1, 1, 2)), 0.0, 10)
+    with pytest.raises(RelucheckInputError, match="X must be"):
+        BatchProblems.stack([(np.ones((2, 2)), np.ones(3))])
+
+
+def test_threshold_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
+    import numerics.paper_a_training as mod
+
+    calls = []
+    original = mod.threshold_batch
+
+    def counting(*args, **kwargs):
+        calls.append(args[:2])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(mod, "threshold_batch", counting)
+    kw = dict(scale="reduced", progress=False, m=4, max_steps=200, n_test=50)
+    rows = threshold_sweep(tmp_path / "s.jsonl", (2,), (0, 1), **kw)
+    first = len(calls)
+    assert first == len({r["n"] for r in rows}) and len(rows) == 2 * first
+    lines = (tmp_path / "s.jsonl").read_text().splitlines()
+    (tmp_path / "s.jsonl").write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:10])  # killed mid-write
+    again = threshold_sweep(tmp_path / "s.jsonl", (2,), (0, 1), **kw)
+    assert len(calls) == first + 1  # only the batch of the truncated point is trained again
+    assert [r["ratio"] for r in again[:-1]] == [r["ratio"] for r in rows[:-1]]
+
+
+def test_interpolation_limit_and_exponent():
+    rows = [dict(d=d, n=n, ratio=(1e-6 if n <= d**3 else 0.5)) for d in (2, 3, 4) for n in (4, 8, 16, 27, 32, 64)]
+    assert [interpolation_limit(rows, d) for d in (2, 3, 4)] == [8, 27, 64]
+    assert abs(fit_exponent([2, 3, 4], [8, 27, 64]) - 3) < 1e-12
+    assert interpolation_limit(rows, 7) is None
+
+
+@given(seed=seeds, n=st.integers(12, 60), d=st.sampled_from([2, 3]))
+@settings(max_examples=20)
+def test_two_piece_ols_properties(seed, n, d):
+    """L_2OLS ≤ L_OLS (two fits have more freedom), and under the margin the limit function is piecewise linear."""
+    rng = np.random.default_rng(seed)
+    X = datasets.margin_inputs(n, d, rng, c0=0.3)
+    y = datasets.linear_teacher(X, rng, noise=0.5)
+    plus = X[:, 0] > 0
+    if min(plus.sum(), (~plus).sum()) < d:
+        with pytest.raises(HypothesisViolation, match="full column rank"):
+            two_piece_ols(X, y)
+        return
+    t = two_piece_ols(X, y)
+    assert t.loss_2ols <= t.loss_ols * (1 + 1e-12)
+    # normal equations on each half: the two-piece estimator is a stationary point (spec §3.4)
+    assert np.allclose(X[plus].T @ (y[plus] - X[plus] @ t.beta_plus), 0, atol=1e-10)
+
+
+def test_two_piece_predict_equals_side_formula_on_margin_support():
+    rng = np.random.default_rng(3)
+    X = datasets.margin_inputs(200, 3, rng, c0=0.3)
+    y = datasets.linear_teacher(X, rng, noise=0.1)
+    t = two_piece_ols(X, y)
+    Xt = datasets.margin_inputs(1000, 3, rng, c0=0.3)
+    assert np.allclose(t.predict(Xt), t.predict_by_side(Xt, np.eye(3)[0]), atol=1e-14)
+
+
+def test_one_relu_teacher_closed_forms_against_monte_carlo():
+    """S5: D_∞ and G_∞ of the one-ReLU teacher with x ~ N(0, I_3); tolerance 5 standard errors of 4e5 samples."""
+    rng = np.random.default_rng(4)
+    beta, w = rng.standard_normal(3), rng.standard_normal(3)
+    X = rng.standard_normal((400000, 3))
+    yv = np.maximum(X @ beta, 0)
+    terms = ((X @ w) > 0)[:, None] * yv[:, None] * X
+    se = terms.std(0) / np.sqrt(len(X))
+    assert np.all(np.abs(terms.mean(0) - D_inf_relu(w, beta)) <= 5 * se)
+    g = np.maximum(X @ w, 0) * yv
+    assert abs(g.mean() - G_inf_relu(w, beta)) <= 5 * g.std() / np.sqrt(len(X))
+    assert np.allclose(D_inf_relu(-beta, beta), 0, atol=1e-15)  # the only other critical direction: D_∞ = 0
+
+
+def test_statements_carry_both_numberings():
+    st_ = {k: v for k, v in all_statements().items() if k.startswith("A.")}
+    expected = {"A.thm1.1", "A.def2.1", "A.thm3.1", "A.prop3.1", "A.asm4.1", "A.thm4.1", "A.lemC.1", "A.thmD.1",
+                "A.corD.1", "A.lemF.1", "A.lemF.2", "A.lemF.3", "A.lemF.4", "A.lemF.5", "A.lemF.6"}
+    assert expected <= set(st_)
+    for sid in expected:
+        assert "v2" in st_[sid].numbers, sid
+        if sid != "A.thm1.1":  # v2 only
+            assert "v1" in st_[sid].numbers, sid
+    assert st_["A.thm4.1"].numbers == {"v1": "Theorem 2", "v2": "Theorem 4.1"}
+    assert st_["A.lemF.6"].numbers == {"v1": "Lemma 7", "v2": "Lemma F.6"}
