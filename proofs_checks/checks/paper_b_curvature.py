@@ -1,0 +1,151 @@
+"""Paper B's local-PL curvature μ = p‖∇L‖²/L (eq. 5): Lemma 2's integral identity along a flow,
+Lemma 7's two-sided bounds (the upper bound's counterexample is a finding) and Remark C.2's
+selection σ'(0) = 0 (spec B §2.2, §2.14, §2.17)."""
+from __future__ import annotations
+
+import numpy as np
+
+from numerics import datasets
+from numerics.flow import ZERO, gradient_flow
+from numerics.network import field, loss, paper_b
+
+from ..registry import Context, check
+from ..result import Outcome, Status, agree, within_bound
+
+
+def mu_of(X, y, a, W, p, active=None):
+    """μ = p‖∇L‖²/L = ‖field‖²/(pL), field = −p∇L (B eq. 5)."""
+    conv = paper_b(p)
+    da, dW = field(X, y, a, W, conv, active=active)
+    return float((da @ da + dW.ravel() @ dW.ravel()) / (p * loss(X, y, a, W, conv)))
+
+
+def lemma7_bounds(X, y, a, W, p):
+    """(paper's upper bound, corrected upper bound, lower bound) of Lemma 7 (B eq. 23; spec B §2.14)."""
+    n = len(y)
+    norms = np.linalg.norm(X, axis=1)
+    G = X @ X.T
+    off = float(np.linalg.norm(G - np.diag(np.diag(G)), 2))
+    act = (X @ W.T) > 0  # (n, p)
+    up_mass = (act * (a**2 + (W**2).sum(1))[None, :]).sum(1).max() / p
+    low_mass = (act * (a**2)[None, :]).sum(1).min() / p
+    paper_up = 2 / n * norms.max() ** 2 * up_mass
+    return paper_up, 2 / n * (norms.max() ** 2 + off) * up_mass, 2 / n * (norms.min() ** 2 - off) * low_mass
+
+
+@check("B.lem7.upper_bound_counterexample", statement="B.lem7",
+       mutant="the paper's claim: μ ≤ (2/n)(C_x^+)² max_i (1/p)Σ_j (a_j² + ‖w_j‖²)1_{j,i} for any inputs")
+def upper_bound_counterexample(ctx: Context) -> Outcome:
+    """Finding (spec B key finding 4): x_1 = x_2 = e_1, p = 1, w = e_1, a = 1, y = (2, 2) gives μ = 4 > 2,
+    the paper's upper bound; the corrected factor (C_x^+)² + ‖XᵀX − D_X‖ gives 4 ≥ μ."""
+    X = np.array([[1.0, 0.0], [1.0, 0.0]])
+    y = np.array([2.0, 2.0])
+    a, W = np.array([1.0]), np.array([[1.0, 0.0]])
+    mu = mu_of(X, y, a, W, 1)
+    paper_up, corrected_up, low = lemma7_bounds(X, y, a, W, 1)
+    bound = paper_up if ctx.mutate else corrected_up
+    out = within_bound(mu, bound, "exact small integers: μ and both bounds are computed exactly in float64",
+                       side="<=", slack=4 * np.finfo(float).eps * bound,
+                       message=f"μ = {mu:g}; paper's claim refuted: paper's bound {paper_up:g} < μ; corrected {corrected_up:g}; "
+                               f"lower bound {low:g}")
+    if not ctx.mutate and not mu > paper_up:
+        out.status = Status.REFUTED
+        out.message = "the counterexample no longer violates the paper's bound. " + out.message
+    return out
+
+
+@check("B.lem7.bounds_random", statement="B.lem7",
+       mutant="the lower bound with (C_x^+)² in place of (C_x^-)² − ‖XᵀX − D_X‖ (moved past the measured μ)")
+def bounds_random(ctx: Context) -> Outcome:
+    """Lemma 7's lower bound and the corrected upper bound on 200 seeded random instances: near-orthogonal
+    inputs x_i = λ_i(e_i + 0.15 g_i/√d) of norms λ_i ∈ [0.5, 2] (so the lower bound is mostly positive) and
+    B's init with p ∈ [3, 8]; min over instances of (μ − lower)/μ and (corrected upper − μ)/μ must be ≥ 0."""
+    rng = np.random.default_rng([ctx.seed, 71])
+    gaps_low, gaps_up, informative = [], [], 0
+    for _ in range(200):
+        n = int(rng.integers(2, 8))
+        d, p = n + int(rng.integers(0, 5)), int(rng.integers(3, 9))
+        X = (np.eye(n, d) + 0.15 * rng.standard_normal((n, d)) / np.sqrt(d)) * rng.uniform(0.5, 2, (n, 1))
+        y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
+        W = rng.standard_normal((p, d)) / np.sqrt(d)
+        a = rng.choice([-1.0, 1.0], p) * (np.linalg.norm(W, axis=1) + rng.exponential(1.0, p))
+        mu = mu_of(X, y, a, W, p)
+        if mu == 0.0:
+            continue  # no active neuron at all: both sides vanish
+        _, up, low = lemma7_bounds(X, y, a, W, p)
+        informative += low > 0
+        if ctx.mutate:
+            low = 2 / n * np.linalg.norm(X, axis=1).max() ** 2 * ((X @ W.T > 0) * a**2).sum(1).max() / p
+        gaps_low.append((mu - low) / mu)
+        gaps_up.append((up - mu) / mu)
+    worst = min(min(gaps_low), min(gaps_up))
+    return within_bound(worst, 0.0, "relative gaps; float64 rounding of μ and the bounds is ≤ 1e-12 relative",
+                        side=">=", slack=1e-12, message=f"worst relative gap (lower {min(gaps_low):.3g}, "
+                        f"corrected upper {min(gaps_up):.3g}) over {len(gaps_low)} instances, {informative} with a "
+                        "positive lower bound")
+
+
+def _group_flow(seed):
+    rng = np.random.default_rng([seed, 72])
+    X = datasets.orthonormal_inputs(6, 8, rng)
+    y = np.array([1.0, 1.5, 2.0, -1.2, -0.7, -1.9])
+    U0 = np.array([[0.3, 0.1, 0.5], [0.2, 0.4, 0.05]])
+    W0 = np.stack([U0[j] @ X[3 * j:3 * j + 3] for j in range(2)])
+    a0 = np.array([1.0, -1.0]) * np.linalg.norm(W0, axis=1)
+    t = np.linspace(0, 20, 801)
+    res = gradient_flow(X, y, a0, W0, 20.0, convention=paper_b(2), t_eval=t, rtol=1e-12, atol=1e-14)
+    mus = np.array([mu_of(X, y, res.a[k], res.W[k], 2, active=X @ res.W[k].T > ZERO) for k in range(len(res.t))])
+    return res, mus
+
+
+def _simpson_cumulative(f, h):
+    """∫_0^{t_{2k}} f by composite Simpson on even grid indices."""
+    out = [0.0]
+    for k in range(2, len(f), 2):
+        out.append(out[-1] + h / 3 * (f[k - 2] + 4 * f[k - 1] + f[k]))
+    return np.array(out)
+
+
+@check("B.lem2.integral_identity", statement="B.lem2",
+       mutant="the proof's μ = ‖∇L‖²/L without the factor p")
+def integral_identity(ctx: Context) -> Outcome:
+    """L(t) = L(0) exp(−∫_0^t μ) along the flow (group initialization, p = 2, t ≤ 20): log(L(t)/L(0))
+    from the flow vs −∫μ by composite Simpson on 801 points."""
+    res, mus = ctx.cached("flow", lambda: _group_flow(ctx.seed))
+    if ctx.mutate:
+        mus = mus / 2  # μ without the factor p = 2
+    h = res.t[1] - res.t[0]
+    fine = _simpson_cumulative(mus, h)
+    coarse = _simpson_cumulative(mus[::2], 2 * h)
+    measured = np.log(res.loss[::2] / res.loss[0])
+    tol = float(np.max(np.abs(fine[::2] - coarse))) + 1e-9
+    return agree(-fine, measured, tol, "Simpson error of the fine grid ≈ |S_h − S_2h|/15 (Richardson); allow the "
+                 "whole |S_h − S_2h| plus 1e-9 for the flow's rtol 1e-12 over 2000 steps",
+                 message=f"t ∈ [0, 20], L falls from {res.loss[0]:.4g} to {res.loss[-1]:.4g}")
+
+
+@check("B.remC2.kink_selection", statement="B.remC2",
+       mutant="predicts the Filippov restart: ⟨w_j, x_i⟩ leaves 0 although a_j r_i > 0")
+def kink_selection(ctx: Context) -> Outcome:
+    """Orthogonal data, a neuron with ⟨w_j, x_i⟩ = 0 exactly and a_j r_i > 0: with σ'(0) = 0 (B eq. 3) the
+    component stays exactly 0 for 2000 GD steps (η = 0.05) and along the event-aware flow (t ≤ 20)."""
+    X = np.eye(3, 4)
+    y = np.array([1.0, 2.0, 1.5])
+    W0 = np.array([[0.5, 0.0, 0.3, 0.2], [0.0, 0.4, 0.0, -0.1]])  # ⟨w_1, x_2⟩ = 0 with a_1 r_2 > 0
+    a0 = np.array([1.0, 1.0]) * (np.linalg.norm(W0, axis=1) + 0.5)
+    conv = paper_b(2)
+    a, W = a0.copy(), W0.copy()
+    worst = 0.0
+    for _ in range(2000):
+        da, dW = field(X, y, a, W, conv)
+        a, W = a + 0.05 * da, W + 0.05 * dW
+        worst = max(worst, abs(float(X[1] @ W[0])))
+    res = gradient_flow(X, y, a0, W0, 20.0, convention=conv, rtol=1e-10)
+    worst = max(worst, float(np.max(np.abs(res.W[:, 0] @ X[1]))))
+    r2 = float(y[1] - (X @ W0.T).clip(0)[1] @ a0 / 2)
+    ok = worst == 0.0
+    if ctx.mutate:
+        ok = worst > 0.0
+    return Outcome(Status.VERIFIED if ok else Status.REFUTED, "stays 0" if not ctx.mutate else "> 0", worst, 0,
+                   "exact: σ'(0) = 0 makes the x_2-component of w_1's update exactly 0 (orthogonal data)",
+                   f"max |⟨w_1, x_2⟩| = {worst:g} (a_1 r_2 = {a0[0] * r2:.3g} > 0 at t = 0)")
