@@ -99,6 +99,8 @@ register(
         confidence="error", source="seed 002 Proposition 1, eqs. (8), (62)–(65); spec B §2.6",
         meaning="the asymptotic rate on orthogonal data is O(√(p/n)); step (62) is false when d > n "
                 "(corrected bound with frozen mass F_j, spec §2.6)",
+        not_checkable_reason="C is random and not explicit; the corrected explicit bound (spec §2.6) is not "
+                             "checked yet",
     ),
     Statement(
         id="B.prop2", paper="B", number="Proposition 2", title="Any order n^-α, α ∈ [1/2, 1], is reachable",
@@ -126,6 +128,7 @@ register(
         constants={"β_0": "2 Ỹᵀ M̄ Ỹ/‖Ỹ‖² (corrected; the paper's (75)–(79) drop ‖R‖²)"},
         confidence="verified numerically", source="seed 002 Lemma 4, eqs. (74)–(79); spec B §2.9",
         meaning="the early local-PL rate is of order 1/n",
+        not_checkable_reason="a limit in distribution; the Monte Carlo of β_0 (spec B19) is not implemented yet",
     ),
     Statement(
         id="B.thm2", paper="B", number="Theorem 2", title="Phase transitions in relative time 1/log n",
