@@ -32,18 +32,21 @@ class BatchRun:
     loss: np.ndarray  # (B,) final loss
     steps: np.ndarray  # (B,) steps taken (early stop included)
     mu_end: np.ndarray  # (B,) μ = p‖∇L‖²/L at the final state
+    history: np.ndarray | None = None  # (B, steps + 1) losses when requested
 
 
 def _step_terms(X, y, A, W):
+    """(r, da, dW) for every run; X may be an (n, d) matrix or, for canonical orthogonal data in span
+    coordinates, the 1-D vector of norms λ (x_i = λ_i e_i), which replaces the matrix products by products."""
     B, p, d = W.shape
     n = len(y)
-    Z = (W.reshape(B * p, d) @ X.T).reshape(B, p, n)
+    Z = W * X if X.ndim == 1 else (W.reshape(B * p, d) @ X.T).reshape(B, p, n)
     act = Z > 0
     R = Z * act
     r = y - (A[:, :, None] * R).sum(1) / p
     da = (R * r[:, None, :]).sum(2) / n
     G = act * r[:, None, :] * A[:, :, None]
-    dW = (G.reshape(B * p, n) @ X).reshape(B, p, d) / n
+    dW = G * X / n if X.ndim == 1 else (G.reshape(B * p, n) @ X).reshape(B, p, d) / n
     return r, da, dW
 
 
@@ -62,37 +65,61 @@ def local_pl(X, y, A, W) -> np.ndarray:
 
 def good_event(X, y, A, W) -> np.ndarray:
     """B's event 𝓘 per run: ∀i ∃j ⟨w_j, x_i⟩ > 0 and a_j y_i > 0 (Lemma 5)."""
-    Z = W @ X.T  # (B, p, n)
+    Z = W * X if np.ndim(X) == 1 else W @ X.T  # (B, p, n)
     ok = (Z > 0) & (A[..., None] * y[None, None, :] > 0)
     return ok.any(1).all(1)
 
 
-def batch_gd(X, y, A0, W0, lr: float, steps: int, *, stop_loss: float | None = None, chunk: int = 50) -> BatchRun:
-    """``steps`` GD steps of B's flow for every run; a run stops early once L < ``stop_loss``."""
+def batch_gd(X, y, A0, W0, lr: float, steps: int, *, stop_loss: float | None = None, chunk: int = 50,
+             history: bool = False) -> BatchRun:
+    """``steps`` GD steps of B's flow for every run; a run stops early once L < ``stop_loss``.
+
+    X is (n, d), or the (n,) norms of canonical orthogonal inputs (see `_step_terms`). With
+    ``history`` the loss of every run before each step is kept in ``BatchRun.history`` (B, steps + 1),
+    NaN after a run stopped (then ``chunk`` is 1 so that the stopping step is exact).
+    """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     A = np.array(A0, dtype=float)
     W = np.array(W0, dtype=float)
     if not lr > 0 or steps < 0:
         raise RelucheckInputError(f"need lr > 0 and steps ≥ 0, got lr = {lr}, steps = {steps}")
-    if A.ndim != 2 or W.shape[:2] != A.shape or W.shape[2] != X.shape[1]:
-        raise RelucheckInputError(f"shapes: A (B, p), W (B, p, d) with d = {X.shape[1]}; got {A.shape}, {W.shape}")
+    d = X.shape[0] if X.ndim == 1 else X.shape[1]
+    if A.ndim != 2 or W.ndim != 3 or W.shape[:2] != A.shape or W.shape[2] != d:
+        raise RelucheckInputError(f"shapes: A (B, p), W (B, p, d) with d = {d}; got {A.shape}, {W.shape}")
     B = A.shape[0]
     loss0 = losses(X, y, A, W)
+    hist = np.full((B, steps + 1), np.nan) if history else None
+    if history:
+        chunk = 1
     done_steps = np.full(B, steps)
     live = np.arange(B)
     k = 0
     while k < steps and live.size:
         for _ in range(min(chunk, steps - k)):
-            _, da, dW = _step_terms(X, y, A[live], W[live])
+            r, da, dW = _step_terms(X, y, A[live], W[live])
+            if history:
+                hist[live, k] = (r * r).sum(1) / (2 * len(y))
             A[live] += lr * da
             W[live] += lr * dW
             k += 1
-        if stop_loss is not None:
-            fin = losses(X, y, A[live], W[live]) < stop_loss
-            done_steps[live[fin]] = k
-            live = live[~fin]
-    return BatchRun(A, W, loss0, losses(X, y, A, W), done_steps, local_pl(X, y, A, W))
+        if stop_loss is not None or (history and k == steps):
+            now = losses(X, y, A[live], W[live])
+            if history:
+                hist[live, k] = now
+            if stop_loss is not None:
+                fin = now < stop_loss
+                done_steps[live[fin]] = k
+                live = live[~fin]
+    return BatchRun(A, W, loss0, losses(X, y, A, W), done_steps, local_pl(X, y, A, W), hist)
+
+
+def paper_b_init(B: int, p: int, d: int, seed) -> tuple[np.ndarray, np.ndarray]:
+    """B's Appendix B init for B runs in ℝ^d (any n): w ~ N(0, I_d/d), sign(a) fair, |a| − ‖w‖ ~ Exp(1)."""
+    rng = rng_of(seed)
+    W = rng.standard_normal((B, p, d)) / math.sqrt(d)
+    A = rng.choice([-1.0, 1.0], (B, p)) * (np.linalg.norm(W, axis=2) + rng.exponential(1.0, (B, p)))
+    return A, W
 
 
 def span_coordinates(X) -> tuple[np.ndarray, np.ndarray]:
