@@ -34,8 +34,10 @@ Stopping (per problem; a stopped problem is frozen and drops out of the arithmet
 Step-size control: GD tracks the flow only while η is below 2/sharpness; interpolating networks grow
 large weights (sharpness ≈ Σ_j a_j² ‖x‖²/n), and a fixed η then oscillates. When a problem's loss
 at a check exceeds its value at the previous check by more than INSTABILITY_RISE (chattering of
-neurons across a data hyperplane moves L by far less), its η is halved (per problem) and the
-continuous time t = Σ η of each problem is recorded.
+neurons across a data hyperplane moves L by far less) or overflows, the window is undone and its η
+halved (per problem). With ``max_lr_factor`` > 1 an accepted window multiplies η by 1.5, up to
+max_lr_factor · η₀: a flow integrator with step-size control, which spends its steps where the flow
+is stiff. The continuous time t = Σ η of each problem is recorded; the budget is in flow time.
 """
 from __future__ import annotations
 
@@ -57,6 +59,13 @@ class BatchProblems:
     y: np.ndarray
     mask: np.ndarray
     n: np.ndarray
+
+    @property
+    def XT(self) -> np.ndarray:
+        """Xᵀ per problem, (B, d, N), contiguous (computed once)."""
+        if getattr(self, "_XT", None) is None:
+            self._XT = np.ascontiguousarray(self.X.transpose(0, 2, 1))
+        return self._XT
 
     @classmethod
     def stack(cls, datasets: list[tuple[np.ndarray, np.ndarray]]) -> "BatchProblems":
@@ -88,30 +97,28 @@ class BatchResult:
     history: list = field(default_factory=list)  # (step, loss (B,)) every check
 
 
-def _forward(X, a, W):
-    Z = X @ W.transpose(0, 2, 1)
-    act = Z > 0
-    return Z * act, act
-
-
 def losses_and_grads(P: BatchProblems, a, W):
-    """Training losses (B,), and the flow field (da, dW) = −∇L of every problem."""
-    R, act = _forward(P.X, a, W)
+    """Training losses (B,), and the flow field (da, dW) = −∇L of every problem (A eq. 4, σ'(0) = 0)."""
+    R = P.X @ W.transpose(0, 2, 1)  # ⟨w_j, x_k⟩, (B, N, m)
+    act = R > 0
+    R *= act  # σ(⟨w_j, x_k⟩)
     r = P.mask * (P.y - (R @ a[:, :, None])[:, :, 0])
     inv_n = 1.0 / P.n
     loss = 0.5 * inv_n * (r * r).sum(1)
     da = inv_n[:, None] * (r[:, None, :] @ R)[:, 0, :]
-    D = inv_n[:, None, None] * ((act * r[:, :, None]).transpose(0, 2, 1) @ P.X)  # D_j of A eq. (4)
-    dW = a[:, :, None] * D
-    return loss, da, dW
+    DT = P.XT @ (act * r[:, :, None])  # n D_jᵀ, (B, d, m): D_j of A eq. (4) without the 1/n
+    return loss, da, (a * inv_n[:, None])[:, :, None] * DT.transpose(0, 2, 1)
 
 
 def train_batch(P: BatchProblems, a0, W0, lr: float, max_steps: int, *, loss_ref=None, interp_ratio: float = 1e-4,
-                rel_tol: float = 1e-3, check_every: int = 500, min_steps: int = 0) -> BatchResult:
+                rel_tol: float = 1e-3, check_every: int = 500, min_steps: int = 0,
+                max_lr_factor: float = 1.0) -> BatchResult:
     """Run batched GD with the stopping rules of the module docstring.
 
     ``loss_ref`` (B,) is the reference of the interpolation rule (the OLS training loss); without it
-    only the stationarity and budget rules apply.
+    only the stationarity and budget rules apply. The budget is the flow time T = lr · max_steps
+    (and at most max_steps steps). ``max_lr_factor`` > 1 lets a problem's step grow by 1.5 per
+    accepted window up to max_lr_factor · lr (step-size control of the module docstring).
     """
     if not lr > 0 or max_steps < 1 or check_every < 1:
         raise RelucheckInputError(f"need lr > 0, max_steps ≥ 1, check_every ≥ 1; got {lr}, {max_steps}, {check_every}")
@@ -133,21 +140,31 @@ def train_batch(P: BatchProblems, a0, W0, lr: float, max_steps: int, *, loss_ref
     while step < max_steps and live.size:
         block = min(check_every, max_steps - step)
         la, lW, eta = a[live], W[live], lrs[live]
+        saved_a, saved_W = la.copy(), lW.copy()
         for _ in range(block):
             _, da, dW = losses_and_grads(sub, la, lW)
             la += eta[:, None] * da
             lW += eta[:, None, None] * dW
         step += block
-        t_flow[live] += block * eta
-        a[live], W[live] = la, lW
         previous = loss_all[live].copy()
-        loss, da, dW = losses_and_grads(sub, la, lW)
+        with np.errstate(all="ignore"):
+            loss, da, dW = losses_and_grads(sub, la, lW)
+        rejected = ~(loss <= previous * (1 + INSTABILITY_RISE))  # a rise (or overflow): undo the window, halve η
+        if rejected.any():
+            la[rejected], lW[rejected] = saved_a[rejected], saved_W[rejected]
+            loss[rejected] = previous[rejected]
+            _, da_r, dW_r = losses_and_grads(BatchProblems(sub.X[rejected], sub.y[rejected], sub.mask[rejected],
+                                                           sub.n[rejected]), la[rejected], lW[rejected])
+            da[rejected], dW[rejected] = da_r, dW_r
+        t_flow[live] += np.where(rejected, 0.0, block * eta)
+        a[live], W[live] = la, lW
         g2 = (da**2).sum(1) + (dW**2).sum((1, 2))
         loss_all[live], grad_all[live], steps[live] = loss, g2, step
         history.append((step, loss_all.copy()))
         left_plateau[live] |= loss <= 0.5 * loss0[live]
-        lrs[live] = np.where(loss > previous * (1 + INSTABILITY_RISE), 0.5 * eta, eta)
-        rate = np.maximum(previous - loss, 0.0) / (block * eta)
+        lrs[live] = np.where(rejected, 0.5 * eta, np.minimum(eta * (1.5 if max_lr_factor > 1 else 1.0),
+                                                              lr * max_lr_factor))
+        rate = np.where(rejected, np.inf, np.maximum(previous - loss, 0.0) / (block * eta))
         t_left = np.maximum(lr * max_steps - t_flow[live], 0.0)
         size2 = np.maximum(la**2, (lW**2).sum(2))
         d_norm = np.sqrt((dW**2).sum(2)) / np.maximum(np.abs(la), 1e-300)  # ‖D_j‖ = ‖ẇ_j‖/|a_j|
@@ -162,7 +179,7 @@ def train_batch(P: BatchProblems, a0, W0, lr: float, max_steps: int, *, loss_ref
         stat = slow & slow_before[live] & ~done
         for i in np.flatnonzero(stat):
             status[live[i]] = "stationary"
-        done |= stat
+        done |= stat | (t_flow[live] >= lr * max_steps * (1 - 1e-12))  # flow-time budget spent
         slow_before[live] = slow
         keep = ~done
         live = live[keep]
@@ -171,7 +188,7 @@ def train_batch(P: BatchProblems, a0, W0, lr: float, max_steps: int, *, loss_ref
 
 
 # -- the optimization threshold (A §5, Fig. 2; spec N12–N14) ------------------------------------------
-THRESHOLD_PROTOCOL = dict(m=100, lam=1e-3, lr=0.05, max_steps=100_000, sigma=1.0, n_test=2000)
+THRESHOLD_PROTOCOL = dict(m=100, lam=1e-3, lr=0.05, max_steps=100_000, sigma=1.0, n_test=2000, lr_factor=16.0)
 INTERPOLATION_RATIO = 1e-3  # L_train / L_OLS,train below this counts as interpolation (spec N12)
 
 
@@ -183,9 +200,10 @@ def threshold_grid(d: int, scale: str = "full") -> list[int]:
 
 
 def threshold_batch(d: int, ns, seeds, *, m: int, lam: float, lr: float, max_steps: int, sigma: float,
-                    n_test: int) -> list[dict]:
+                    n_test: int, lr_factor: float = 1.0) -> list[dict]:
     """Train every (n, seed) of one d in one batch: S_G(d, σ) data (x ~ N(0, I_d), y = x_1 + σξ, A §5),
-    IG(λ, m) initialization, GD with the stopping rules of `train_batch`; losses in the 1/(2n) convention.
+    IG(λ, m) initialization, GD with the stopping rules and step-size control (η ≤ lr_factor · lr) of
+    `train_batch`, flow-time budget lr · max_steps; losses in the 1/(2n) convention.
 
     Returns one dict per (n, seed): train and test losses of the network and of OLS, the ratio
     L_train/L_OLS, the stopping status, and |cos(w_j, β̂_OLS)| of every neuron (v2 Fig. 3).
@@ -209,7 +227,7 @@ def threshold_batch(d: int, ns, seeds, *, m: int, lam: float, lr: float, max_ste
     P = BatchProblems.stack(probs)
     ref = np.array([mt["train_ols"] for mt in meta])
     res = train_batch(P, np.array([i[0] for i in inits]), np.array([i[1] for i in inits]), lr, max_steps,
-                      loss_ref=ref, interp_ratio=0.1 * INTERPOLATION_RATIO, check_every=1000)
+                      loss_ref=ref, interp_ratio=0.1 * INTERPOLATION_RATIO, check_every=1000, max_lr_factor=lr_factor)
     out = []
     for b, mt in enumerate(meta):
         a, W = res.a[b], res.W[b]
