@@ -326,6 +326,7 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
         balances = [balance(a, W)]
         status, message = "success", "reached the final time"
         steps = 0
+        stuck = 0  # consecutive events with a zero-length step: a sliding mode (Filippov), not resolvable by events
         while tau < tau_end:
             if steps >= max_steps:
                 status, message = "step_limit", f"stopped after {max_steps} steps at τ = {mpmath.nstr(tau, 12)}"
@@ -354,6 +355,11 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
             Z = to_mpf(_horner(list(Zs), hb)) if prob.identity else prob.X @ W.T
             tau = tau + h
             steps += 1
+            stuck = stuck + 1 if hit is not None and h <= kink_tol * (1 + abs(tau)) else 0
+            if stuck > 2 * Z.size:
+                status, message = "sliding_mode", (f"pre-activations chatter on the kink at τ = {mpmath.nstr(tau, 12)} "
+                                                   "(a sliding mode of the σ'(0) = 0 flow): stopped")
+                break
             if hit is not None:
                 i, j, kind = hit
                 events.append(TaylorEvent(tau, j, i, kind))
