@@ -73,12 +73,13 @@ def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, prog
         rec = run_check(chk, seed, context=ctx)
         records.append(rec)
         if bar:
-            bar.step(chk.id, rec.status.value)
+            bar.step(chk.id, f"{rec.status.value} ({rec.seconds:.1f} s)")
         if mutate:
             mut = run_check(chk, seed, mutate=True, context=ctx)
             records.append(mut)
             if bar:
-                bar.step(chk.id + " (mutant)", "caught" if mut.caught else f"NOT CAUGHT ({mut.status.value})")
+                verdict = "caught" if mut.caught else f"NOT CAUGHT ({mut.status.value})"
+                bar.step(chk.id + " (mutant)", f"{verdict} ({mut.seconds:.1f} s)")
     return records
 
 
