@@ -25,8 +25,8 @@ def test_list_filters_by_paper(capsys):
 
 def test_run_writes_four_files_and_marks_mutants(tmp_path, capsys):
     out = tmp_path / "out"
-    code = main(["run", "--only", "*lem*", "--out", str(out), "--mutate", "--quiet"])
-    code2 = main(["run", "--only", "flow_across_events", "--out", str(tmp_path / "o2"), "--quiet"])
+    code = main(["run", "--only", "*.flow_across_events", "--out", str(out), "--mutate", "--quiet"])
+    code2 = main(["run", "--only", "A.lemF.1.*", "--out", str(tmp_path / "o2"), "--quiet"])
     assert code == 0 and code2 == 0
     for name in ("results.json", "results.csv", "report.md", "report.tex"):
         assert (out / name).exists()
@@ -51,7 +51,7 @@ def test_run_no_match_is_an_error(tmp_path, capsys):
 
 def test_show(tmp_path, capsys):
     out = tmp_path / "o"
-    main(["run", "--only", "C.prop1*", "--out", str(out), "--quiet"])
+    main(["run", "--only", "C.prop1.flow_across_events", "--out", str(out), "--quiet"])
     capsys.readouterr()
     assert main(["show", "C.prop1", "--results", str(out / "results.json")]) == 0
     text = capsys.readouterr().out
