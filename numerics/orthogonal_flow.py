@@ -50,7 +50,7 @@ from .errors import RelucheckInputError
 from .instances import Instance
 from .scale import InitScale
 
-RTOL, ATOL, MAX_STEP = 1e-10, 1e-12, 0.05
+RTOL, ATOL, MAX_STEP = 1e-10, 1e-12, 1.0
 CHECKPOINT_EVERY = 25  # steps between stored states used to refine crossings
 SETTLE_DELAY = 0.5  # accelerated time after the last crossing before the settle test may stop the run
 SETTLE_RTOL = 1e-9
@@ -123,10 +123,13 @@ def integrate(system: System, z0, act0, horizon: float, *, rtol=RTOL, atol=ATOL,
     traj.record(system, tau, z)
     last_growth = 0.0
     running_max = np.array(system.rho(z), dtype=float)
+    last_step = None
     while tau < horizon:
         traj.checkpoints.append((tau, z.copy(), act.copy()))
+        # after an event, restart with the step size reached before it (the pattern change is not a singularity)
+        first = min(last_step, horizon - tau) if last_step else None
         solver = DOP853(lambda _t, zz, act=act: system.rhs(zz, act), tau, z, horizon,
-                        rtol=rtol, atol=atol, max_step=max_step)
+                        rtol=rtol, atol=atol, max_step=max_step, first_step=first)
         event = None
         while solver.status == "running":
             msg = solver.step()
@@ -134,6 +137,7 @@ def integrate(system: System, z0, act0, horizon: float, *, rtol=RTOL, atol=ATOL,
             if solver.status == "failed":
                 raise RuntimeError(f"integrator failed at τ = {solver.t:.6g}: {msg}")
             t0, t1 = solver.t_old, solver.t
+            last_step = t1 - t0
             if np.any(act & (system.watched(solver.y) < 0)):
                 event = _first_crossing(solver.dense_output(), t0, t1, system.watched, act)
                 if event is not None:
