@@ -159,7 +159,7 @@ def local_pl(ctx: Context) -> Outcome:
     X = datasets.margin_inputs(n, d, rng, c0=0.3)
     y = datasets.linear_teacher(X, rng, noise=0.5)
     plus = X[:, 0] > 0
-    Xp, yp = X[plus], y[plus]
+    Xp = X[plus]
     Q = Xp.T @ Xp / n
     beta = two_piece_ols(X, y).beta_plus
     evals, evecs = np.linalg.eigh(Q)

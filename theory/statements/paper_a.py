@@ -12,11 +12,10 @@ import sympy as sp
 from ..statement import Statement
 from . import register
 
-n, d, C, t, lam = sp.symbols("n d C t lambda", positive=True)
+n, d, C, lam = sp.symbols("n d C lambda", positive=True)
 E_y2x2 = sp.Symbol("E[y^2 \\|x\\|^2]", positive=True)
 sup_dev = sp.Symbol("E sup_w sup_{D in D_n(w)} \\|D - D_inf(w)\\|", nonnegative=True)
 x = sp.Symbol("x")
-beta_p, beta_m = sp.symbols("\\hat\\beta_+ \\hat\\beta_-")
 
 _SEEDS = "seeds 000 (v1) and 001 (v2); spec A"
 _DATA = "(x_k, y_k), k ∈ [n], i.i.d. from μ on ℝ^d × ℝ"
