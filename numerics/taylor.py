@@ -224,11 +224,11 @@ class _Problem:
         BT[0] = np.full((n, m), zero, dtype=object)
         actf = act.astype(object) * 1  # 0/1 integers: multiplying keeps mpf exact
         for k in range(K):
-            P = (AZ[: k + 1] * A[k::-1][:, None, :]).sum(axis=0)  # Σ_l (act∘Z)_l a_{k−l}
-            R[k] = (self.y_arb if k == 0 else zero) - self.scale_arb * P.sum(axis=1)
+            h = np.tensordot(AZ[: k + 1], A[k::-1], axes=([0, 2], [0, 1]))  # Σ_l Σ_j (act∘Z)_l,ij a_{k−l},j
+            R[k] = (self.y_arb if k == 0 else zero) - self.scale_arb * h
             Rrev = R[k::-1]
-            da = (AZ[: k + 1] * Rrev[:, :, None]).sum(axis=0).sum(axis=0)  # Σ_l Σ_i (act∘Z)_l r_{k−l}
-            outer = (Rrev[:, :, None] * A[: k + 1][:, None, :]).sum(axis=0)  # Σ_l r_{k−l} a_lᵀ
+            da = np.tensordot(AZ[: k + 1], Rrev, axes=([0, 1], [0, 1]))  # Σ_l Σ_i (act∘Z)_l,ij r_{k−l},i
+            outer = np.tensordot(Rrev, A[: k + 1], axes=([0], [0]))  # Σ_l r_{k−l} a_lᵀ
             f = self.cT_arb / (k + 1)
             A[k + 1] = f * da
             BT[k + 1] = f * (outer * actf)
@@ -381,34 +381,34 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
                                 time.perf_counter() - start_clock, act)
 
 
+def level_crossing(traj: TaylorTrajectory, neuron: int, level):
+    """First τ with a_j(τ)² ≥ ``level`` (mpf, root of the step's Taylor polynomial of a_j² − level), or None."""
+    with mpmath.workdps(traj.digits):
+        level = mpmath.mpf(level)
+        if traj.a[0][neuron] ** 2 >= level:
+            return traj.taus[0]
+        tol = mpmath.mpf(10) ** (-traj.digits)
+        for k, (tau0, h, A) in enumerate(traj.polys):
+            if traj.a[k + 1][neuron] ** 2 >= level:
+                coeffs = [A[q, neuron] for q in range(A.shape[0])]
+                sq = [sum(coeffs[p] * coeffs[q - p] for p in range(q + 1)) for q in range(len(coeffs))]
+                sq[0] -= level
+                return tau0 + _crossing(sq, h, tol)
+        return None
+
+
 def half_final_times(traj: TaylorTrajectory, *, active_fraction: float = 1e-3) -> list[tuple]:
     """The jump rule of `numerics.engines.activation_times`, solved to working precision.
 
     For each neuron with a_j(end)² ≥ active_fraction · max_k a_k(end)², the first τ with
-    a_j(τ)² ≥ a_j(end)²/2, located as the root of the step's Taylor polynomial of a_j² − a_j(end)²/2.
-    Returns (τ_j as mpf, j) sorted by τ.
+    a_j(τ)² ≥ a_j(end)²/2 (`level_crossing`). Returns (τ_j as mpf, j) sorted by τ.
     """
     with mpmath.workdps(traj.digits):
         final = [x * x for x in traj.a_final]
         top = max(final) if final else 0
         if not top > 0:
             return []
-        tol = mpmath.mpf(10) ** (-traj.digits)
-        out = []
-        for j, fj in enumerate(final):
-            if fj < active_fraction * top:
-                continue
-            half = fj / 2
-            if traj.a[0][j] ** 2 >= half:
-                out.append((traj.taus[0], j))
-                continue
-            for k, (tau0, h, A) in enumerate(traj.polys):
-                if traj.a[k + 1][j] ** 2 >= half:
-                    coeffs = [A[q, j] for q in range(A.shape[0])]
-                    sq = [sum(coeffs[p] * coeffs[q - p] for p in range(q + 1)) for q in range(len(coeffs))]
-                    sq[0] -= half
-                    out.append((tau0 + _crossing(sq, h, tol), j))
-                    break
+        out = [(level_crossing(traj, j, fj / 2), j) for j, fj in enumerate(final) if fj >= active_fraction * top]
         return sorted(out, key=lambda t: t[0])
 
 
@@ -436,6 +436,7 @@ def orthonormal_taylor_run(instance: Instance, lam, *, digits: int = 40, horizon
     from .orthogonal_flow import check_arguments
 
     started = time.perf_counter()
+    check_precision(digits)
     scale, L, horizon = check_arguments(instance, lam, horizon)
     check_precision(digits, L, accuracy_digits=digits - (required_digits(L, 0)))
     with mpmath.workdps(digits):

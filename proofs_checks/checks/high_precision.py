@@ -23,7 +23,8 @@ from numerics.instances import Instance
 from numerics.network import PAPER_C, paper_b
 from numerics.orthogonal_flow import RTOL, SETTLE_RTOL
 from numerics.precision_guard import Guarded, apply_guard, guarded
-from numerics.taylor import mpmath_taylor, taylor_flow
+from numerics.arb_enclosure import certified_crossing, enclose_instance
+from numerics.taylor import _mpf_to_arb, flint_precision, level_crossing, mpmath_taylor, taylor_flow
 from theory.first_jump import first_jump
 from theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
 from theory.limit_process import limit_process_of
@@ -201,6 +202,7 @@ def balancedness_gaussian(ctx: Context) -> Outcome:
 # closed forms (spec B §2.13, spec C §2.6 and C25)
 
 DIGITS_CF = 40
+DIGITS_GROUP = 36
 CLOSED_FORM_DIGITS = 30  # issue 4: agreement to at least 30 digits
 
 
@@ -268,15 +270,15 @@ def final_state_distance(u, v) -> float:
     return float(worst)
 
 
-@check("B.prop2.group_closed_form_30_digits", statement="B.prop2", precision=f"mpmath {DIGITS_CF} digits",
+@check("B.prop2.group_closed_form_30_digits", statement="B.prop2", precision=f"mpmath {DIGITS_GROUP} digits",
        mutant="the paper's published (67)/(69) (alignment ODE solved with rate c instead of c/2; spec B key finding 1)")
 def group_closed_form(ctx: Context) -> Outcome:
     """Spec B §2.13: ρ(t) = tanh(ct/2 + artanh ρ_0) and N(t) = P N_0 E/(P + N_0 J) vs the Taylor flow, ρ_0 < 1."""
     run, groups, y, n, p, t_end = _group_run(ctx.seed)
-    g = ctx.cached("group", lambda: guarded(run, DIGITS_CF, final_state_distance, 10.0 ** -CLOSED_FORM_DIGITS))
+    g = ctx.cached("group", lambda: guarded(run, DIGITS_GROUP, final_state_distance, 10.0 ** -CLOSED_FORM_DIGITS))
     traj = g.value
     formula = group_solution_as_published if ctx.mutate else group_solution
-    with mpmath.workdps(DIGITS_CF):
+    with mpmath.workdps(DIGITS_GROUP):
         err = float(_closed_form_error(traj, groups, y, n, p, 1, formula))
         rho0 = [mpmath.nstr(_rho0(traj, G, y, j), 8) for j, G in enumerate(groups)]
     c_max = 2 * max(np.linalg.norm(y[G]) for G in groups) / n
@@ -285,7 +287,7 @@ def group_closed_form(ctx: Context) -> Outcome:
                 "10·steps·(1 + c·t_end)·10^-digits: the Taylor step's relative error per neuron, accumulated, plus the "
                 f"rounding of t amplified by the rate c; it must be ≤ 10^-{CLOSED_FORM_DIGITS} (30 digits)",
                 message=f"max |Δρ|, |ΔN|/N over {len(traj.taus)} samples; p = {p}, n = {n}, groups {groups}, "
-                        f"t ∈ [0, {t_end}], ρ_0 = {rho0}", precision=f"mpmath {DIGITS_CF} digits", steps=traj.steps)
+                        f"t ∈ [0, {t_end}], ρ_0 = {rho0}", precision=f"mpmath {DIGITS_GROUP} digits", steps=traj.steps)
     if tol > 10.0 ** -CLOSED_FORM_DIGITS and out.status is Status.VERIFIED:
         out.status = Status.INCONCLUSIVE
     return apply_guard(out, g, show=lambda v: mpmath.nstr(v.a_final[0], 35))
@@ -297,7 +299,7 @@ def _rho0(traj, G, y, j):
     return abs(sum(a * b for a, b in zip(Y, u))) / (mpmath.sqrt(sum(v * v for v in Y)) * mpmath.sqrt(sum(v * v for v in u)))
 
 
-LAM_LOGISTIC = "1e-40"
+LAM_LOGISTIC = "1e-20"
 
 
 def _logistic_run():
@@ -321,7 +323,7 @@ def _logistic_run():
 @check("C.lem6.logistic_fit_phase_30_digits", statement="C.lem6", precision=f"mpmath {DIGITS_CF} digits",
        mutant="the logistic law with rate ρ/n instead of 2ρ/n: ρ' = (ρ/n)(‖y_S‖ − ρ)")
 def logistic_fit_phase(ctx: Context) -> Outcome:
-    """Spec C §2.6: once aligned, ρ = a² obeys ρ' = (2ρ/n)(‖y_S‖ − ρ) exactly; λ = 1e-40, ρ from 1e-80 to ‖y_S‖."""
+    """Spec C §2.6: once aligned, ρ = a² obeys ρ' = (2ρ/n)(‖y_S‖ − ρ) exactly; λ = 1e-20, ρ from 1e-40 to ‖y_S‖."""
     run, y, n, tau_end = _logistic_run()
     g = ctx.cached("logistic", lambda: guarded(run, DIGITS_CF, final_state_distance, 10.0 ** -CLOSED_FORM_DIGITS))
     traj = g.value
@@ -454,3 +456,95 @@ def error_law(ctx: Context) -> Outcome:
                     worst.stats["guard_discrepancy"], min(tols) / worst.log_inv_lambda)
     return apply_guard(out, guard)
 
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# validated enclosures (python-flint arb)
+
+LAM_ARB, DIGITS_ARB, ORDER_ARB, TAU_ARB = "1e-3", 30, 35, 1.3
+
+
+def _enclosure_and_reference():
+    """Arb enclosure of the golden example at λ = 1e-3 on [0, 1.3], and an mpmath Taylor run 10 digits finer in the
+    same data basis (its initial λ then lies inside the arb ball of λ, and its own error is below the enclosure's)."""
+    inst = golden_instance()
+    enc = enclose_instance(inst, LAM_ARB, TAU_ARB, digits=DIGITS_ARB, order=ORDER_ARB)
+    digits = DIGITS_ARB + 10
+    with mpmath.workdps(digits):
+        lam = mpmath.mpf(LAM_ARB)
+        C = _mp_matrix(inst.inputs) @ _mp_matrix(inst.directions).T
+        traj = taylor_flow(np.eye(inst.n), inst.labels, inst.signs * lam, C.T * lam, TAU_ARB,
+                           time_scale=-mpmath.log(lam), digits=digits)
+    return inst, enc, traj
+
+
+def _outside(enc, traj, mutate: bool):
+    """Samples of the mpmath run (a and Z at its step ends) not contained in the enclosure; the mutant moves the
+    middle sample's a_0 by three enclosure widths."""
+    bad, widest = [], 0.0
+    mid = len(traj.taus) // 2
+    with flint_precision(DIGITS_ARB + 10), mpmath.workdps(DIGITS_ARB + 10):
+        for k, (tau, a, Z) in enumerate(zip(traj.taus, traj.a, traj.Z)):
+            box_a, box_Z = enc.state_at(_mpf_to_arb(tau))
+            widest = max(widest, max(float(x.rad()) for x in box_a))
+            values = list(a)
+            if mutate and k == mid:
+                values[0] = values[0] + 3 * 2 * mpmath.mpf(float(box_a[0].rad())) + mpmath.mpf(10) ** -DIGITS_ARB
+            points = [(box_a[j], values[j]) for j in range(len(values))]
+            points += [(box_Z[i, j], Z[i, j]) for i in range(Z.shape[0]) for j in range(Z.shape[1])]
+            if not all(box.contains(_mpf_to_arb(v)) for box, v in points):
+                bad.append(k)
+    return bad, widest
+
+
+@check("C.prop1.arb_certified_trajectory", statement="C.prop1", precision=f"arb {DIGITS_ARB} digits (validated)",
+       mutant="one sample of the mpmath trajectory moved by three enclosure widths (outside the certified box)")
+def arb_certified_trajectory(ctx: Context) -> Outcome:
+    """Validated enclosure (golden, λ = 1e-3): the invariant's enclosure contains q_j(0) with width ≤ 10^-(digits−10)
+    at every step end, the loss is enclosed, and every sample of an independent mpmath Taylor run lies inside."""
+    inst, enc, traj = ctx.cached("arb", _enclosure_and_reference)
+    bad, widest = _outside(enc, traj, ctx.mutate)
+    inv_ok = all(b.contains(q0) for bal in enc.balance for b, q0 in zip(bal, enc.balance[0]))
+    inv_width = max(float(b.rad()) for bal in enc.balance for b in bal)
+    loss_width = max(float(v.rad()) for v in enc.losses)
+    tol = 10.0 ** -(DIGITS_ARB - 10)
+    status = Status.VERIFIED if not bad and inv_ok and inv_width <= tol else Status.REFUTED
+    return Outcome(status, "all samples inside; q_j(0) ∈ enclosure of q_j(τ)", {"samples_outside": bad},
+                   tol, f"containment is exact (interval arithmetic); the invariant's certified width must be ≤ "
+                        f"10^-(digits−10) = {tol:g} to call the conservation certified at that accuracy",
+                   f"{len(enc.steps)} validated steps of order {ORDER_ARB}; {len(traj.taus)} mpmath samples, "
+                   f"{len(bad)} outside; widest a-enclosure radius {widest:.3g}; invariant width {inv_width:.3g}, "
+                   f"loss width {loss_width:.3g}; final loss ∈ {enc.losses[-1].str(20, radius=True)}",
+                   f"arb {DIGITS_ARB} digits", {"steps": len(enc.steps), "invariant_width": inv_width,
+                                               "loss_width": loss_width, "widest_a_radius": widest})
+
+
+@check("C.thm2.arb_certified_jump_time", statement="C.thm2", precision=f"arb {DIGITS_ARB} digits (validated)",
+       mutant="the mpmath half-fit time shifted by twice the certified bracket's width")
+def arb_certified_jump_time(ctx: Context) -> Outcome:
+    """Golden, λ = 1e-3: the first τ with a_{j1}² ≥ ‖y_S1‖/2 lies in a certified bracket, which must contain the
+    mpmath engine's root of the same equation (spec C §2.6's half-fit rule with the limit value)."""
+    from flint import arb
+
+    inst, enc, traj = ctx.cached("arb", _enclosure_and_reference)
+    lp = limit_process_of(inst)
+    jp = lp.jumps[0]
+    level = arb(5) / 2  # ‖y_S1‖² = 3² + 4² exactly: half of ‖y_S1‖ = 5
+    assert abs(jp.norm_y - 5.0) < 1e-12, "golden example: ‖y_S1‖ = 5"
+    bracket = ctx.cached("bracket", lambda: certified_crossing(enc, jp.neuron, level))
+    if bracket is None:
+        return Outcome(Status.INCONCLUSIVE, None, None, None, "", "no certified bracket (crossing not transversal?)")
+    lo, hi = bracket
+    with mpmath.workdps(traj.digits):
+        tau = level_crossing(traj, jp.neuron, mpmath.mpf(5) / 2)
+        width = mpmath.mpf(float((hi - lo).mid()))
+        if ctx.mutate:
+            tau = tau + 2 * width + mpmath.mpf(10) ** -DIGITS_ARB
+        with flint_precision(traj.digits):
+            inside = bool(lo <= _mpf_to_arb(tau) and _mpf_to_arb(tau) <= hi)
+    status = Status.VERIFIED if inside else Status.REFUTED
+    return Outcome(status, [lo.str(20, radius=False), hi.str(20, radius=False)], mpmath.nstr(tau, 25), float(width),
+                   "containment in a certified interval is exact; the bracket's width (h/32^4 pieces) is reported",
+                   f"certified τ̂_1 ∈ [{lo.str(15, radius=False)}, {hi.str(15, radius=False)}] (width {float(width):.3g}); "
+                   f"mpmath: {mpmath.nstr(tau, 20)}; λ = {LAM_ARB}", f"arb {DIGITS_ARB} digits",
+                   {"bracket_width": float(width)})

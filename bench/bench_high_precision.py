@@ -1,0 +1,178 @@
+"""Benchmarks of issue 4, printed ratios from one run.
+
+1. The Taylor engine (`numerics.taylor.taylor_flow`) against fixed-step classical RK4 in mpmath (the spec's
+   cross-check recipe, spec C §2.6) on a random orthonormal instance, through Algorithm 1's last jump.
+   "Same accuracy": both are judged by the final state's error against a reference Taylor run at
+   ``digits + 10`` digits. RK4's global error is C·h⁴; the bench measures C on a short run (``--rk4-probe``
+   of the horizon, two step sizes), deduces the step h* that reaches the Taylor run's error over the whole
+   horizon, times RK4 steps, and reports the *extrapolated* RK4 time (running it would take hours to years
+   at 30+ digits). The probe's measured numbers are printed with it.
+2. The network's field (`numerics.network.field`, n×m×d) with dtype=object arrays of mpmath `mpf` against
+   python-flint `arb`, both at 50 digits.
+
+    python3 bench/bench_high_precision.py                         # quick: n = 8, m = 4, λ = 1e-100, 30 digits
+    python3 bench/bench_high_precision.py --n 16 --m 8 --lam 1e-1000 --digits 60   # the issue's target
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import mpmath
+import numpy as np
+from flint import arb
+
+from numerics import datasets
+from numerics.instances import Instance
+from numerics.network import PAPER_C, field
+from numerics.taylor import flint_precision, taylor_flow, to_mp
+from theory.limit_process import limit_process_of
+
+
+def instance(n, m, seed):
+    """Random orthonormal instance in its data basis (x_i = e_i), positive labels ≥ 0.3, random directions and signs,
+    redrawn until Algorithm 1 jumps at least twice without ties."""
+    for attempt in range(200):
+        rng = np.random.default_rng([seed, attempt])
+        y = rng.choice([-1.0, 1.0], n) * (0.3 + np.abs(rng.standard_normal(n)))
+        G, s = datasets.random_directions(m, n, rng), datasets.random_signs(m, rng)
+        inst = Instance(np.eye(n), y, G, s)
+        lp = limit_process_of(inst)
+        if len(lp.jumps) >= 2 and not lp.ties:
+            return inst, lp
+    raise RuntimeError("no instance")
+
+
+def initial_state(inst, lam):
+    lam = mpmath.mpf(lam)
+    return inst.signs * lam, to_mp(inst.directions) * lam, -mpmath.log(lam)
+
+
+def rk4(inst, lam, tau_end, steps, digits):
+    """Classical RK4 with a fixed step in accelerated time, raw (a, W), mpmath, σ'(0) = 0 (no event handling:
+    on x_i = e_i an inactive component has zero field, and the step is small enough that wrong-sign components
+    reach 0 only within ~h of their event)."""
+    with mpmath.workdps(digits):
+        a, W, L = initial_state(inst, lam)
+        X, y = to_mp(inst.inputs), to_mp(inst.labels)
+        h = mpmath.mpf(tau_end) / steps
+
+        def f(a, W):
+            da, dW = field(X, y, a, W, PAPER_C)
+            return da * L, dW * L
+
+        for _ in range(steps):
+            k1 = f(a, W)
+            k2 = f(a + h / 2 * k1[0], W + h / 2 * k1[1])
+            k3 = f(a + h / 2 * k2[0], W + h / 2 * k2[1])
+            k4 = f(a + h * k3[0], W + h * k3[1])
+            a = a + h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
+            W = W + h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+        return a, W
+
+
+def taylor(inst, lam, tau_end, digits):
+    with mpmath.workdps(digits):
+        a, W, L = initial_state(inst, lam)
+        return taylor_flow(inst.inputs, inst.labels, a, W, tau_end, time_scale=L, digits=digits)
+
+
+def state_error(a, W, ref_a, ref_W):
+    """max over neurons of (|Δa_j| + ‖Δw_j‖)/(|a_j| + ‖w_j‖) (relative per neuron: tiny neurons count)."""
+    worst = mpmath.mpf(0)
+    for j in range(len(ref_a)):
+        size = abs(ref_a[j]) + mpmath.sqrt(sum(w * w for w in ref_W[j]))
+        diff = abs(a[j] - ref_a[j]) + mpmath.sqrt(sum((u - v) ** 2 for u, v in zip(W[j], ref_W[j])))
+        worst = max(worst, diff / size)
+    return worst
+
+
+def bench_engine(args):
+    inst, lp = instance(args.n, args.m, args.seed)
+    tau_end = lp.jumps[-1].tau + 0.1
+    print(f"instance n = {args.n}, m = {args.m}, λ = {args.lam}, {len(lp.jumps)} jumps, τ_K = {lp.jumps[-1].tau:.4f}; "
+          f"horizon τ = {tau_end:.4f}; {args.digits} digits")
+    t0 = time.perf_counter()
+    run = taylor(inst, args.lam, tau_end, args.digits)
+    t_taylor = time.perf_counter() - t0
+    print(f"Taylor: {t_taylor:.2f} s, {run.steps} steps of order {run.order}, {len(run.events)} events, status {run.status}")
+    ref = taylor(inst, args.lam, tau_end, args.digits + 10)
+    with mpmath.workdps(args.digits + 10):
+        err_taylor = state_error(run.a_final, run.W_final, ref.a_final, ref.W_final)
+    print(f"Taylor final-state error vs a {args.digits + 10}-digit run: {mpmath.nstr(err_taylor, 3)}")
+
+    # RK4 probe on the first fraction of the horizon (before any jump): error constant of C·h⁴
+    probe_end = args.rk4_probe * lp.jumps[0].tau
+    probe_ref = taylor(inst, args.lam, probe_end, args.digits + 10)
+    errs, times = [], []
+    for steps in (args.rk4_steps, 2 * args.rk4_steps):
+        t0 = time.perf_counter()
+        a, W = rk4(inst, args.lam, probe_end, steps, args.digits)
+        times.append((time.perf_counter() - t0) / steps)
+        with mpmath.workdps(args.digits + 10):
+            errs.append(state_error(a, W, probe_ref.a_final, probe_ref.W_final))
+    order = float(mpmath.log(errs[0] / errs[1], 2))
+    h_probe = probe_end / (2 * args.rk4_steps)
+    # RK4 error over the horizon ≥ its error over the probe interval scaled by the horizon's length (linear growth
+    # of the accumulated local errors; the fast phases near jumps only make it worse): C_probe·h⁴·(τ_end/probe_end)
+    C = float(errs[1]) / h_probe**4
+    target = max(float(err_taylor), 10.0 ** -args.digits)
+    h_star = (target / (C * tau_end / probe_end)) ** 0.25
+    steps_star = math.ceil(tau_end / h_star)
+    t_rk4 = steps_star * float(np.mean(times))
+    print(f"RK4 probe on τ ∈ [0, {probe_end:.3f}]: errors {mpmath.nstr(errs[0], 3)}, {mpmath.nstr(errs[1], 3)} at "
+          f"{args.rk4_steps}, {2 * args.rk4_steps} steps (observed order {order:.2f}); {np.mean(times) * 1e3:.2f} ms/step")
+    print(f"RK4 for error {target:.1e} over the horizon: h* = {h_star:.3g}, {steps_star:.3g} steps → extrapolated "
+          f"{t_rk4:.3g} s")
+    print(f"RATIO engine: RK4 (extrapolated, same accuracy) / Taylor = {t_rk4 / t_taylor:.3g}")
+    # the same comparison at the modest accuracy of the spec's RK4 cross-check (1e-10)
+    h10 = (1e-10 / (C * tau_end / probe_end)) ** 0.25
+    t10 = math.ceil(tau_end / h10) * float(np.mean(times))
+    print(f"RATIO engine at accuracy 1e-10: RK4 {t10:.3g} s (extrapolated) / Taylor at {args.digits} digits "
+          f"{t_taylor:.3g} s = {t10 / t_taylor:.3g}")
+
+
+def bench_gradient(args):
+    rng = np.random.default_rng(args.seed)
+    n, m, d = 16, 8, 16
+    X, y = rng.standard_normal((n, d)), rng.standard_normal(n)
+    a, W = rng.standard_normal(m), rng.standard_normal((m, d))
+    with mpmath.workdps(50):
+        mp_args = [to_mp(v) for v in (X, y, a, W)]
+        t0 = time.perf_counter()
+        for _ in range(args.repeat):
+            da_mp, _ = field(*mp_args, PAPER_C)
+        t_mp = (time.perf_counter() - t0) / args.repeat
+    with flint_precision(50):
+        to_arb = np.frompyfunc(lambda v: arb(float(v)), 1, 1)
+        arb_args = [to_arb(np.asarray(v, dtype=object)) for v in (X, y, a, W)]
+        t0 = time.perf_counter()
+        for _ in range(args.repeat):
+            da_arb, _ = field(*arb_args, PAPER_C)
+        t_arb = (time.perf_counter() - t0) / args.repeat
+        agree = max(abs(float(u) - float(v.mid())) for u, v in zip(da_mp, da_arb))
+    print(f"gradient n = {n}, m = {m}, d = {d} at 50 digits: mpmath {t_mp * 1e3:.2f} ms, arb {t_arb * 1e3:.2f} ms, "
+          f"max |Δ| {agree:.1e}")
+    print(f"RATIO gradient: mpmath / arb = {t_mp / t_arb:.3g}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=8)
+    parser.add_argument("--m", type=int, default=4)
+    parser.add_argument("--lam", default="1e-100")
+    parser.add_argument("--digits", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rk4-steps", type=int, default=200, help="RK4 steps of the probe's coarser run")
+    parser.add_argument("--rk4-probe", type=float, default=0.5, help="probe length as a fraction of τ_1")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--skip-engine", action="store_true")
+    args = parser.parse_args()
+    bench_gradient(args)
+    if not args.skip_engine:
+        bench_engine(args)
+
+
+if __name__ == "__main__":
+    main()
