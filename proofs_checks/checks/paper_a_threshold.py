@@ -79,7 +79,8 @@ def threshold_exponent(ctx: Context) -> Outcome:
        mutant="claims the network keeps interpolating beyond the threshold (train ratio < 1e-3)")
 def beyond_threshold(ctx: Context) -> Outcome:
     """N14 (full): for d = 2, 3 and the largest n of the grid (≥ 20 n_interp), L_train/L_OLS ≥ 0.9 and the
-    test loss is at most 1.2× the OLS test loss."""
+    test loss is at most 1.2× the OLS test loss. A failure by runs still moving at the end of the flow-time
+    budget is inconclusive (the claim is about convergence), by stopped runs refuted."""
     seeds = tuple(ctx.seed + s for s in range(3))
     rows = threshold_sweep(sweep_dir() / f"paper_a_threshold_seed{ctx.seed}.jsonl", (2, 3, 4, 5), seeds,
                            progress=False)
@@ -89,7 +90,12 @@ def beyond_threshold(ctx: Context) -> Outcome:
     bound = INTERPOLATION_RATIO if ctx.mutate else 0.9
     out = within_bound(ratios, bound, "spec N14 calibration (0.95–0.97 at these n)", side="<=" if ctx.mutate else ">=",
                        message=f"train ratios {np.round(ratios, 3).tolist()}, test/OLS-test {np.round(tests, 3).tolist()}")
-    if not ctx.mutate and out.status is Status.VERIFIED and np.any(tests > 1.2):
-        out.status = Status.REFUTED
-        out.message += "; test loss above 1.2× OLS"
+    if ctx.mutate:
+        return out
+    failing = (ratios < 0.9) | (tests > 1.2)
+    if failing.any():
+        unconverged = all(r["status"] == "budget" for r, f in zip(big, failing) if f)
+        out.status = Status.INCONCLUSIVE if unconverged else Status.REFUTED
+        out.message += ("; the failing runs had not converged within the flow-time budget" if unconverged
+                        else "; converged runs below 0.9 × L_OLS or above 1.2× the OLS test loss")
     return out
