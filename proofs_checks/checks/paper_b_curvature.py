@@ -149,3 +149,40 @@ def kink_selection(ctx: Context) -> Outcome:
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, "stays 0" if not ctx.mutate else "> 0", worst, 0,
                    "exact: σ'(0) = 0 makes the x_2-component of w_1's update exactly 0 (orthogonal data)",
                    f"max |⟨w_1, x_2⟩| = {worst:g} (a_1 r_2 = {a0[0] * r2:.3g} > 0 at t = 0)")
+
+
+def beta0_orthogonal(lam, y, d):
+    """β_0 of Lemma 4 for x_i = λ_i e_i, w ~ N(0, I_d/d), a = ±(‖w‖ + Exp(1)) (spec B §2.9, corrected (75)–(79))."""
+    from scipy.special import gammaln
+
+    e_norm = np.sqrt(2 / d) * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
+    e_a2 = 3 + 2 * e_norm
+    s2 = float(np.sum(lam**2 * y**2))
+    s1 = float(np.sum(lam * y))
+    return 2 / float(y @ y) * (s2 / (2 * d) + (s1**2 - s2) / (2 * np.pi * d) + e_a2 / 2 * s2)
+
+
+def _lemma4_samples(seed, n=40, d=200, p=1000, inits=200):
+    from numerics import paper_b_sim as sim
+
+    rng = np.random.default_rng([seed, 73])
+    lam = rng.uniform(1, 2, n)
+    y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
+    A, W = sim.paper_b_init_in_span(inits, p, n, d, rng)
+    return lam, y, n * sim.local_pl(lam, y, A, W)
+
+
+@check("B.lem4.beta0", statement="B.lem4",
+       mutant="the paper's (75) without the normalization by ‖R‖²: β_0 = 2 Yᵀ M̄ Y")
+def beta0(ctx: Context) -> Outcome:
+    """Lemma 4: the mean of n μ(0) over 200 seeded inits at p = 1000 (x_i = λ_i e_i, n = 40, d = 200, B's init)
+    against the closed-form β_0 of spec B §2.9 (E[a²] = 3 + 2E‖w‖)."""
+    lam, y, samples = ctx.cached("samples", lambda: _lemma4_samples(ctx.seed))
+    beta = beta0_orthogonal(lam, y, 200)
+    predicted = beta * float(y @ y) if ctx.mutate else beta
+    se = float(np.std(samples, ddof=1) / np.sqrt(len(samples)))
+    tol = 4 * se + 2 * beta / 1000
+    return agree(predicted, float(np.mean(samples)), tol,
+                 "4 standard errors of the Monte Carlo mean plus the delta method's O(1/p) bias, taken as 2β_0/p",
+                 message=f"β_0 = {beta:.4f}; mean n μ(0) = {np.mean(samples):.4f} ± {se:.3f} (SE); "
+                         f"√p·sd = {np.std(samples) * np.sqrt(1000):.2f} (γ_0)")

@@ -128,7 +128,6 @@ register(
         constants={"β_0": "2 Ỹᵀ M̄ Ỹ/‖Ỹ‖² (corrected; the paper's (75)–(79) drop ‖R‖²)"},
         confidence="verified numerically", source="seed 002 Lemma 4, eqs. (74)–(79); spec B §2.9",
         meaning="the early local-PL rate is of order 1/n",
-        not_checkable_reason="a limit in distribution; the Monte Carlo of β_0 (spec B19) is not implemented yet",
     ),
     Statement(
         id="B.thm2", paper="B", number="Theorem 2", title="Phase transitions in relative time 1/log n",
