@@ -32,8 +32,8 @@ from theory.paper_b_probability import clopper_pearson
 from ..report import write_table
 
 SCALES = {
-    "reduced": {"fig3": {"d": 30, "n": [60, 90, 120, 150, 180, 210, 240, 300], "runs": 12},
-                "fig4": {"p": 30, "d": [10, 20, 30], "runs": 10, "n_per_d": [1, 3, 5, 7, 9, 12]},
+    "reduced": {"fig3": {"d": 30, "n": [60, 90, 120, 150, 180, 210, 240, 300], "runs": 16},
+                "fig4": {"p": 30, "d": [10, 20, 30], "runs": 12, "n_per_d": [1, 3, 5, 7, 9, 12]},
                 "fig5": {"d": 15, "p": [15, 30, 60], "runs": 10, "n": [30, 50, 70, 90, 120, 150]},
                 "fig6": {"d": 2000, "n": [250, 354, 500, 707], "runs": 8}},
     "full": {"fig3": {"d": 100, "n": list(range(1300, 2101, 100)), "runs": 40},
