@@ -1,6 +1,6 @@
 """`relucheck report --paper A`: the optimization-threshold figures of paper A (v2 Fig. 2, 3, 7).
 
-Scale: reduced by default (d = 2, 3; two seeds; m = 50; 2·10⁴ GD steps; about 1–3 minutes on 2 cores);
+Scale: reduced by default (d = 2, 3, 4; two seeds; m = 50; flow time 10³; about 1–2 minutes on 2 cores);
 ``RELUCHECK_SCALE=full`` runs the real experiment (d = 2 … 5, three seeds, m = 100, 10⁵ steps; the full
 grid of `numerics.paper_a_training.threshold_grid`). Runs go through a resumable sweep in
 ``OUT/sweeps/``: an interrupted report resumes where it stopped.
@@ -24,7 +24,7 @@ from numerics.paper_a_training import THRESHOLD_PROTOCOL, fit_exponent, interpol
 from ..report import write_table
 
 SCALES = {
-    "reduced": dict(ds=(2, 3), n_seeds=2, protocol=dict(THRESHOLD_PROTOCOL, m=50, max_steps=20_000)),
+    "reduced": dict(ds=(2, 3, 4), n_seeds=2, protocol=dict(THRESHOLD_PROTOCOL, m=50, max_steps=20_000)),
     "full": dict(ds=(2, 3, 4, 5), n_seeds=3, protocol=dict(THRESHOLD_PROTOCOL)),
 }
 
