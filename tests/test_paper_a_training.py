@@ -131,3 +131,26 @@ def test_statements_carry_both_numberings():
             assert "v1" in st_[sid].numbers, sid
     assert st_["A.thm4.1"].numbers == {"v1": "Theorem 2", "v2": "Theorem 4.1"}
     assert st_["A.lemF.6"].numbers == {"v1": "Lemma 7", "v2": "Lemma F.6"}
+
+
+@given(seed=seeds, m_plus=st.integers(1, 4), m_minus=st.integers(1, 4))
+@settings(max_examples=20)
+def test_two_piece_estimator_is_a_stationary_point(seed, m_plus, m_minus):
+    """H7: split β̂_± over balanced neurons w_j ∥ β̂_+ (a_j > 0) and w_j ∥ −β̂_− (a_j < 0): ∇L = 0, L = L_2OLS."""
+    from numerics.paper_a_training import losses_and_grads
+
+    rng = np.random.default_rng(seed)
+    X = datasets.margin_inputs(80, 3, rng, c0=0.3)
+    y = datasets.linear_teacher(X, rng, noise=0.5)
+    t = two_piece_ols(X, y)
+    a, W = [], []
+    for beta, sign, k in ((t.beta_plus, 1.0, m_plus), (-t.beta_minus, -1.0, m_minus)):
+        shares = rng.uniform(0.2, 1.0, k)
+        shares /= shares.sum()
+        for s in shares:  # a_j w_j = s β, |a_j| = ‖w_j‖
+            norm = np.sqrt(s * np.linalg.norm(beta))
+            a.append(sign * norm)
+            W.append(norm * beta / np.linalg.norm(beta))
+    loss, da, dW = losses_and_grads(BatchProblems.stack([(X, y)]), np.array([a]), np.array([W]))
+    assert np.sqrt((da**2).sum() + (dW**2).sum()) <= 1e-12
+    assert abs(loss[0] - t.loss_2ols) <= 1e-14
