@@ -206,8 +206,9 @@ def refine_crossings(system: System, traj: Trajectory, *, rtol=RTOL, atol=ATOL, 
         t_lo, t_hi = taus[k - 1], taus[k]
         cps = [c for c in traj.checkpoints if c[0] <= t_lo]
         t_c, z_c, act_c = cps[-1]
-        later_events = [e["tau"] for e in traj.events if t_c < e["tau"] <= t_hi]
-        if later_events:  # the pattern changed after the checkpoint: the crossing step starts at that event
+        # every event is a checkpoint and a sample, so none lies strictly inside (t_c, t_hi); one at t_hi ends the
+        # crossing step and the pattern act_c holds up to it
+        if any(t_c < e["tau"] < t_hi for e in traj.events):
             continue
         sol = solve_ivp(lambda _t, zz: system.rhs(zz, act_c), (t_c, t_hi), z_c, method="DOP853",
                         rtol=rtol, atol=atol, max_step=max_step, dense_output=True)
@@ -217,6 +218,8 @@ def refine_crossings(system: System, traj: Trajectory, *, rtol=RTOL, atol=ATOL, 
             return system.rho(sol.sol(t))[j] - half
 
         lo = max(t_lo, t_c)
+        if gap(lo) > 0:  # the re-integration crosses marginally earlier: bracket from the checkpoint
+            lo = t_c
         if gap(lo) > 0 or gap(t_hi) < 0:
             continue
         root = brentq(gap, lo, t_hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)

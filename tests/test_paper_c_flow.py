@@ -73,6 +73,8 @@ def test_raw_and_uw_engines_agree_on_a_rotated_mixed_sign_instance():
     assert np.allclose([j.tau for j in uw.jumps], [j.tau for j in raw.jumps], atol=1e-7)
     assert np.allclose(uw.a, raw.a, atol=1e-7) and np.allclose(uw.W, raw.W, atol=1e-7)
     assert uw.stats["events"] == raw.stats["events"] > 0  # wrong-sign components deactivate in both
+    for run in (uw, raw):  # every crossing is root-refined, events notwithstanding
+        assert run.stats["refined_crossings"] == len(run.jumps)
 
 
 def test_events_freeze_components_at_zero_assumption_2():
