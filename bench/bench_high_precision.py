@@ -85,7 +85,7 @@ def state_error(a, W, ref_a, ref_W):
     worst = mpmath.mpf(0)
     for j in range(len(ref_a)):
         size = abs(ref_a[j]) + mpmath.sqrt(sum(w * w for w in ref_W[j]))
-        diff = abs(a[j] - ref_a[j]) + mpmath.sqrt(sum((u - v) ** 2 for u, v in zip(W[j], ref_W[j])))
+        diff = abs(a[j] - ref_a[j]) + mpmath.sqrt(sum((u - v) ** 2 for u, v in zip(W[j], ref_W[j], strict=False)))
         worst = max(worst, diff / size)
     return worst
 
@@ -154,7 +154,7 @@ def bench_gradient(args):
         for _ in range(args.repeat):
             da_arb, _ = field(*arb_args, PAPER_C)
         t_arb = (time.perf_counter() - t0) / args.repeat
-        agree = max(abs(float(u) - float(v.mid())) for u, v in zip(da_mp, da_arb))
+        agree = max(abs(float(u) - float(v.mid())) for u, v in zip(da_mp, da_arb, strict=False))
     print(f"gradient n = {n}, m = {m}, d = {d} at 50 digits: mpmath {t_mp * 1e3:.2f} ms, arb {t_arb * 1e3:.2f} ms, "
           f"max |Δ| {agree:.1e}")
     print(f"RATIO gradient: mpmath / arb = {t_mp / t_arb:.3g}")

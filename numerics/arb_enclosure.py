@@ -117,15 +117,16 @@ def _picard_box(prob, a0, Z0, act, h, tries: int = 12):
         Ba, BZ = inflate(Ba), inflate(BZ)
         da, dZ = _field(prob, Ba, BZ, act)
         Na, NZ = a0 + span * da, Z0 + span * dZ
-        if all(B.contains(N) for B, N in zip(Ba, Na)) and all(B.contains(N) for B, N in zip(BZ.ravel(), NZ.ravel())):
+        pairs = list(zip(Ba, Na, strict=True)) + list(zip(BZ.ravel(), NZ.ravel(), strict=True))
+        if all(B.contains(N) for B, N in pairs):
             return Na, NZ
-        Ba = np.array([_hull(x, y) for x, y in zip(Ba, Na)], dtype=object)
-        BZ = np.array([[_hull(x, y) for x, y in zip(r1, r2)] for r1, r2 in zip(BZ, NZ)], dtype=object)
+        Ba = np.array([_hull(x, y) for x, y in zip(Ba, Na, strict=False)], dtype=object)
+        BZ = np.array([[_hull(x, y) for x, y in zip(r1, r2, strict=False)] for r1, r2 in zip(BZ, NZ, strict=False)], dtype=object)
     return None
 
 
 def _pattern_holds(BZ, act) -> bool:
-    return all(BZ[i, j] > 0 for i, j in zip(*np.nonzero(act)))
+    return all(BZ[i, j] > 0 for i, j in zip(*np.nonzero(act), strict=False))
 
 
 def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 40, order: int = 20,
@@ -150,7 +151,7 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
         undecided = [(i, j) for i in range(n) for j in range(m) if not act[i, j] and not Z[i, j] <= 0]
         if undecided:
             raise HypothesisViolation(EVENTS, f"pre-activations {undecided} are not certified non-zero at τ = 0")
-        wrong = [(i, j) for i, j in zip(*np.nonzero(act)) if instance.signs[j] * instance.labels[i] < 0]
+        wrong = [(i, j) for i, j in zip(*np.nonzero(act), strict=False) if instance.signs[j] * instance.labels[i] < 0]
         if wrong:
             raise HypothesisViolation(EVENTS, f"wrong-sign active components {wrong} will be deactivated (events)")
 

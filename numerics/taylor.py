@@ -337,12 +337,12 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
             Zh = to_mpf(_horner(list(Zs), _mpf_to_arb(h)))
             # events: active components reaching 0 from above, negative inactive ones reaching 0 from below
             hit, first = None, h
-            for i, j in zip(*np.nonzero(act & np.array(Zh <= 0, dtype=bool))):
+            for i, j in zip(*np.nonzero(act & np.array(Zh <= 0, dtype=bool)), strict=False):
                 coeffs = list(to_mpf(Zs[:, i, j]))
                 if _horner(coeffs, first) <= 0:
                     hit, first = (int(i), int(j), "deactivate"), _crossing(coeffs, first, tol)
             if not prob.identity:
-                for i, j in zip(*np.nonzero(~act & np.array(Z < 0, dtype=bool) & np.array(Zh > 0, dtype=bool))):
+                for i, j in zip(*np.nonzero(~act & np.array(Z < 0, dtype=bool) & np.array(Zh > 0, dtype=bool)), strict=False):
                     coeffs = list(-to_mpf(Zs[:, i, j]))
                     if _horner(coeffs, first) <= 0:
                         hit, first = (int(i), int(j), "activate"), _crossing(coeffs, first, tol)
@@ -418,10 +418,10 @@ def _jump_distance(run_a, run_b) -> float:
     if [j for _, j in ja] != [j for _, j in jb]:
         return math.inf
     with mpmath.workdps(max(run_a.stats["digits"], run_b.stats["digits"])):
-        dt = max((abs(mpmath.mpf(x) - mpmath.mpf(y)) for (x, _), (y, _) in zip(ja, jb)), default=mpmath.mpf(0))
+        dt = max((abs(mpmath.mpf(x) - mpmath.mpf(y)) for (x, _), (y, _) in zip(ja, jb, strict=False)), default=mpmath.mpf(0))
         fa, fb = run_a.stats["a_final_mp"], run_b.stats["a_final_mp"]
         top = max(abs(mpmath.mpf(v)) for v in fb) or mpmath.mpf(1)
-        da = max(abs(mpmath.mpf(u) - mpmath.mpf(v)) for u, v in zip(fa, fb)) / top
+        da = max(abs(mpmath.mpf(u) - mpmath.mpf(v)) for u, v in zip(fa, fb, strict=False)) / top
         return float(max(dt, da))
 
 
@@ -499,6 +499,7 @@ def mpmath_taylor(instance: Instance, lam, *, digits: int = 40, horizon: float |
             instance, lam, digits=dg, horizon=horizon, active_fraction=active_fraction), digits, _jump_distance, tol)
         run.stats.update(g.summary())
         run.stats["guard_jump_taus_mp"] = g.reference.stats["jump_taus_mp"]
+        run.stats["guard_seconds"] = g.reference.stats["wall_seconds"]
         if not g.ok:
             run.status = "guard_failed"
             run.message += (f"; precision guard: {2 * digits}-digit rerun differs by {g.discrepancy:.3g} "

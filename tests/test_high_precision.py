@@ -8,13 +8,12 @@ from flint import arb
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics import datasets
 from numerics.arb_enclosure import certified_crossing, enclose_instance
 from numerics.engines import activation_times, get_engine
 from numerics.errors import HypothesisViolation, RelucheckInputError
 from numerics.flow import gradient_flow
 from numerics.instances import Instance
-from numerics.network import PAPER_A, field, paper_b
+from numerics.network import field, paper_b
 from numerics.precision_guard import apply_guard, guarded
 from numerics.taylor import (_Problem, check_precision, exact_mpf, flint_precision, level_crossing, mpmath_taylor,
                              taylor_flow, to_arb, to_mp, to_mpf)
@@ -87,9 +86,9 @@ def test_first_taylor_coefficient_is_the_network_field():
         act = np.array(Z > 0, dtype=bool)
         A, Zs, _ = prob.coefficients(to_arb(to_mp(a)), to_arb(Z), act, 3)
         da, dW = field(to_mp(X), to_mp(y), to_mp(a), to_mp(W), conv, active=act)
-        assert max(abs(u - 7 * v) for u, v in zip(to_mpf(A[1]), da)) < 1e-25
+        assert max(abs(u - 7 * v) for u, v in zip(to_mpf(A[1]), da, strict=False)) < 1e-25
         dZ = to_mp(X) @ dW.T
-        assert max(abs(u - 7 * v) for u, v in zip(to_mpf(Zs[1]).ravel(), dZ.ravel())) < 1e-25
+        assert max(abs(u - 7 * v) for u, v in zip(to_mpf(Zs[1]).ravel(), dZ.ravel(), strict=False)) < 1e-25
 
 
 def test_exact_mpf_recovers_one_over_p():
@@ -204,7 +203,7 @@ def test_published_group_formula_is_right_only_for_aligned_start():
         for rho0, equal in ((mpmath.mpf(1), True), (mpmath.mpf("0.6"), False)):
             ours = group_solution(mpmath.mpf(3), mpmath.mpf("0.2"), rho0, 2, 6, 2)
             paper = group_solution_as_published(mpmath.mpf(3), mpmath.mpf("0.2"), rho0, 2, 6, 2)
-            assert (max(abs(u - v) for u, v in zip(ours, paper)) < 1e-25) is equal
+            assert (max(abs(u - v) for u, v in zip(ours, paper, strict=False)) < 1e-25) is equal
 
 
 def test_first_jump_constant_golden_and_wrong_sign_rejected():
@@ -228,7 +227,7 @@ def test_enclosure_contains_single_neuron_closed_form():
         L = -mpmath.log(lam)
         norm_y = mpmath.sqrt(sum(mpmath.mpf(v) ** 2 for v in y[:4]))
         rho0 = sum(mpmath.mpf(v) / 2 for v in y[:4]) / norm_y
-        for tau, box in zip(enc.taus, enc.a):
+        for tau, box in zip(enc.taus, enc.a, strict=False):
             t = to_mpf(np.array([tau], dtype=object))[0] * L  # τ exactly (a sum of float steps)
             _, N = group_solution(t, lam**2, rho0, norm_y, 5, 1)
             assert (box[0] ** 2).contains(arb(mpmath.nstr(N, 40)))

@@ -103,7 +103,7 @@ LAM_BAL = "1e-10"
 def _balance_drift(traj, weight_on_w: int):
     """max_j,τ |q_j(τ) − q_j(0)| / (a_j(τ)² + ‖w_j(τ)‖²), q = a² − k‖w‖² (k = 1 is the invariant)."""
     worst = mpmath.mpf(0)
-    for a, q in zip(traj.a, traj.balance):
+    for a, q in zip(traj.a, traj.balance, strict=False):
         for j in range(len(a)):
             w2 = a[j] ** 2 - q[j]
             qk = a[j] ** 2 - weight_on_w * w2
@@ -177,7 +177,7 @@ def _gaussian_events_run(seed, max_tries: int = 30):
         def run(digits, X=X, y=y, W=W, signs=signs):
             with mpmath.workdps(digits):
                 Wm = _mp_matrix(W)
-                a0 = np.array([s * mpmath.sqrt(sum(w * w for w in row)) for s, row in zip(signs, Wm)], dtype=object)
+                a0 = np.array([s * mpmath.sqrt(sum(w * w for w in row)) for s, row in zip(signs, Wm, strict=False)], dtype=object)
                 traj = taylor_flow(X, y, a0, Wm, 30.0, convention=paper_b(p), digits=digits, max_events=40)
                 return traj, _balance_drift(traj, 1)
 
@@ -215,13 +215,13 @@ def _closed_form_error(traj, groups, labels, n, p, time_scale, formula):
         s = 1 if Y[0] > 0 else -1
         norm_y = mpmath.sqrt(sum(v * v for v in Y))
 
-        def rho_N(a, Z):
+        def rho_N(a, Z, j=j, G=G, s=s, Y=Y, norm_y=norm_y):
             u = [Z[i, j] for i in G]
             norm_u = mpmath.sqrt(sum(v * v for v in u))
-            return s * sum(yi * ui for yi, ui in zip(Y, u)) / (norm_y * norm_u), a[j] ** 2
+            return s * sum(yi * ui for yi, ui in zip(Y, u, strict=True)) / (norm_y * norm_u), a[j] ** 2
 
         rho0, N0 = rho_N(a0, Z0)
-        for tau, a, Z in zip(traj.taus, traj.a, traj.Z):
+        for tau, a, Z in zip(traj.taus, traj.a, traj.Z, strict=False):
             rho, N = rho_N(a, Z)
             rho_c, N_c = formula(tau * time_scale, N0, rho0, norm_y, n, p)
             worst = max(worst, abs(rho - rho_c), abs(N - N_c) / N_c)
@@ -265,7 +265,7 @@ def final_state_distance(u, v) -> float:
         size = abs(v.a_final[j]) + mpmath.sqrt(sum(z * z for z in v.Z[-1][:, j]))
         if size == 0:
             continue
-        diffs = [abs(u.a_final[j] - v.a_final[j])] + [abs(x - z) for x, z in zip(u.Z[-1][:, j], v.Z[-1][:, j])]
+        diffs = [abs(u.a_final[j] - v.a_final[j])] + [abs(x - z) for x, z in zip(u.Z[-1][:, j], v.Z[-1][:, j], strict=False)]
         worst = max(worst, max(diffs) / size)
     return float(worst)
 
@@ -296,7 +296,8 @@ def group_closed_form(ctx: Context) -> Outcome:
 def _rho0(traj, G, y, j):
     u = [traj.Z[0][i, j] for i in G]
     Y = [mpmath.mpf(y[i]) for i in G]
-    return abs(sum(a * b for a, b in zip(Y, u))) / (mpmath.sqrt(sum(v * v for v in Y)) * mpmath.sqrt(sum(v * v for v in u)))
+    norm = mpmath.sqrt(sum(v * v for v in Y)) * mpmath.sqrt(sum(v * v for v in u))
+    return abs(sum(a * b for a, b in zip(Y, u, strict=True))) / norm
 
 
 LAM_LOGISTIC = "1e-20"
@@ -333,7 +334,7 @@ def logistic_fit_phase(ctx: Context) -> Outcome:
         rate = norm_y / 2 if ctx.mutate else norm_y  # c = 2‖y_S‖/n in N' = cN(1 − N/‖y_S‖); the mutant halves it
         N0 = traj.a[0][0] ** 2
         worst = mpmath.mpf(0)
-        for tau, a in zip(traj.taus, traj.a):
+        for tau, a in zip(traj.taus, traj.a, strict=False):
             E = mpmath.exp(2 * rate / n * tau * L)
             N_c = norm_y * N0 * E / (norm_y + N0 * (E - 1))
             worst = max(worst, abs(a[0] ** 2 - N_c) / N_c)
@@ -361,7 +362,7 @@ def _error_constants(run, taus, lam):
     """(τ̂_k − τ_k)·ln(1/λ) for every jump, at the run's precision."""
     with mpmath.workdps(run.stats["digits"]):
         L = -mpmath.log(mpmath.mpf(lam))
-        return [(mpmath.mpf(t) - tau) * L for (t, _), tau in zip(run.stats["jump_taus_mp"], taus)]
+        return [(mpmath.mpf(t) - tau) * L for (t, _), tau in zip(run.stats["jump_taus_mp"], taus, strict=False)]
 
 
 LAM_C1, DIGITS_C1 = "1e-60", 30
@@ -429,7 +430,7 @@ def error_law(ctx: Context) -> Outcome:
     last = ERROR_LAW_LAMBDAS[-1]
     preds, meas, tols = [], [], []
     for lam in ERROR_LAW_LAMBDAS[:-1]:
-        for k, (c, ref) in enumerate(zip(rows[lam], rows[last])):
+        for c, ref in zip(rows[lam], rows[last], strict=True):
             preds.append(float(ref))
             meas.append(float(c))
             tols.append(10 * float(mpmath.mpf(lam) ** c_star) / min(gammas))
@@ -441,8 +442,8 @@ def error_law(ctx: Context) -> Outcome:
     meas.append(float(rows[last][0]))
     tols.append(10 * float(mpmath.mpf(last) ** c_star) / min(gammas) + 10.0 ** -(DIGITS_LAW - 10))
     tol = max(tols)
-    errors = [abs(p - q) for p, q in zip(preds, meas)]
-    ok = all(e <= t for e, t in zip(errors, tols))
+    errors = [abs(p - q) for p, q in zip(preds, meas, strict=False)]
+    ok = all(e <= t for e, t in zip(errors, tols, strict=False))
     table = {lam: [mpmath.nstr(c, 20) for c in rows[lam]] for lam in ERROR_LAW_LAMBDAS}
     out = agree(preds, meas, tol,
                 f"corrections O(λ^{{c*}}) with c* = {c_star:.4f} (leftover exponent, spec C14): 10·λ^{{c*}}/min γ_k per λ; the "
@@ -484,7 +485,7 @@ def _outside(enc, traj, mutate: bool):
     bad, widest = [], 0.0
     mid = len(traj.taus) // 2
     with flint_precision(DIGITS_ARB + 10), mpmath.workdps(DIGITS_ARB + 10):
-        for k, (tau, a, Z) in enumerate(zip(traj.taus, traj.a, traj.Z)):
+        for k, (tau, a, Z) in enumerate(zip(traj.taus, traj.a, traj.Z, strict=False)):
             box_a, box_Z = enc.state_at(_mpf_to_arb(tau))
             widest = max(widest, max(float(x.rad()) for x in box_a))
             values = list(a)
@@ -504,7 +505,7 @@ def arb_certified_trajectory(ctx: Context) -> Outcome:
     at every step end, the loss is enclosed, and every sample of an independent mpmath Taylor run lies inside."""
     inst, enc, traj = ctx.cached("arb", _enclosure_and_reference)
     bad, widest = _outside(enc, traj, ctx.mutate)
-    inv_ok = all(b.contains(q0) for bal in enc.balance for b, q0 in zip(bal, enc.balance[0]))
+    inv_ok = all(b.contains(q0) for bal in enc.balance for b, q0 in zip(bal, enc.balance[0], strict=False))
     inv_width = max(float(b.rad()) for bal in enc.balance for b in bal)
     loss_width = max(float(v.rad()) for v in enc.losses)
     tol = 10.0 ** -(DIGITS_ARB - 10)
