@@ -198,7 +198,7 @@ def refine_crossings(system: System, traj: Trajectory, *, rtol=RTOL, atol=ATOL, 
     rho = np.asarray(traj.rho)
     extra_nfev = 0
     inserts = []
-    for tau_hat, j in activation_times(taus, rho):
+    for _, j in activation_times(taus, rho):
         half = rho[-1, j] / 2
         k = int(np.argmax(rho[:, j] >= half))
         if k == 0:
@@ -210,11 +210,11 @@ def refine_crossings(system: System, traj: Trajectory, *, rtol=RTOL, atol=ATOL, 
         # crossing step and the pattern act_c holds up to it
         if any(t_c < e["tau"] < t_hi for e in traj.events):
             continue
-        sol = solve_ivp(lambda _t, zz: system.rhs(zz, act_c), (t_c, t_hi), z_c, method="DOP853",
+        sol = solve_ivp(lambda _t, zz, act_c=act_c: system.rhs(zz, act_c), (t_c, t_hi), z_c, method="DOP853",
                         rtol=rtol, atol=atol, max_step=max_step, dense_output=True)
         extra_nfev += sol.nfev
 
-        def gap(t):
+        def gap(t, sol=sol, j=j, half=half):
             return system.rho(sol.sol(t))[j] - half
 
         lo = max(t_lo, t_c)
@@ -225,11 +225,11 @@ def refine_crossings(system: System, traj: Trajectory, *, rtol=RTOL, atol=ATOL, 
         root = brentq(gap, lo, t_hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
         z_root = sol.sol(root)
         inserts.append((root, system.rho(z_root), float(system.loss(z_root))))
-    for root, r, l in inserts:
+    for root, rho_root, loss_root in inserts:
         k = int(np.searchsorted(traj.taus, root))
         traj.taus.insert(k, float(root))
-        traj.rho.insert(k, r)
-        traj.losses.insert(k, l)
+        traj.rho.insert(k, rho_root)
+        traj.losses.insert(k, loss_root)
     traj.nfev += extra_nfev
     return len(inserts)
 

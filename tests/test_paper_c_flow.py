@@ -45,7 +45,7 @@ def test_flow_jumps_match_algorithm_1_within_C_over_log(inst):
     run = uw_flow(inst, "1e-30")
     assert [jp.neuron for jp in run.jumps] == [jp.neuron for jp in lp.jumps]
     assert [jp.fitted for jp in run.jumps] == [jp.fitted for jp in lp.jumps]
-    errors = np.array([a.tau - b.tau for a, b in zip(run.jumps, lp.jumps)])
+    errors = np.array([a.tau - b.tau for a, b in zip(run.jumps, lp.jumps, strict=True)])
     assert np.all(np.abs(errors) * run.log_inv_lambda <= SPEC_C_BOUND), errors * run.log_inv_lambda
     assert np.allclose(run.loss_plateaus, lp.plateaus, atol=0.05 * np.abs(inst.labels).sum() / inst.n)
 

@@ -95,7 +95,7 @@ def linear_phase(g_data, y, s: float, t_end: float = math.inf) -> LinearPhase:
             hi = 1.0 / beta
             while F(hi) < target:
                 hi *= 2.0
-            hits.append(brentq(lambda dt: F(dt) - target, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps))
+            hits.append(brentq(lambda dt, target=target: F(dt) - target, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps))
         k = int(np.argmin(hits)) if hits else -1
         dt = hits[k] if hits else math.inf
         last = t + dt >= t_end

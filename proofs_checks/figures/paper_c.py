@@ -65,7 +65,7 @@ def _figure1(out: Path, inst: Instance, rows: list[dict]) -> list[Path]:
     lp = limit_process_of(inst)
     fig, ax = plt.subplots(figsize=(7, 4.2))
     colors = plt.cm.viridis(np.linspace(0, 0.85, len(rows)))
-    for row, color in zip(rows, colors):
+    for row, color in zip(rows, colors, strict=True):
         r = row["result"]
         ax.plot(r["taus"], r["losses"], color=color, lw=1.3, label=f"flow, λ = {row['point']['lam']}")
     t_end = max(row["result"]["taus"][-1] for row in rows)
