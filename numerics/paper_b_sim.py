@@ -40,14 +40,15 @@ def _step_terms(X, y, A, W):
     coordinates, the 1-D vector of norms λ (x_i = λ_i e_i), which replaces the matrix products by products."""
     p = W.shape[1]
     n = len(y)
-    # einsum, not BLAS: on these small batched products BLAS threads cost up to 6× on a shared machine
-    Z = W * X if X.ndim == 1 else np.einsum("bpd,nd->bpn", W, X)
+    # stacked matmul: one small gemm per run, below BLAS's threading threshold (a single (B·p, d) gemm is
+    # threaded and 10-30× slower on a loaded machine; bench/bench_paper_b.py)
+    Z = W * X if X.ndim == 1 else W @ X.T
     act = Z > 0
     R = Z * act
-    r = y - (A[:, :, None] * R).sum(1) / p
-    da = (R * r[:, None, :]).sum(2) / n
-    G = act * r[:, None, :] * A[:, :, None]
-    dW = G * X / n if X.ndim == 1 else np.einsum("bpn,nd->bpd", G, X) / n
+    r = y - (A[:, None, :] @ R)[:, 0, :] / p
+    da = (R @ r[:, :, None])[:, :, 0] / n
+    M = act * r[:, None, :]
+    dW = A[:, :, None] * (M * X if X.ndim == 1 else M @ X) / n
     return r, da, dW
 
 
@@ -58,15 +59,17 @@ def losses(X, y, A, W) -> np.ndarray:
 
 
 def local_pl(X, y, A, W) -> np.ndarray:
-    """μ = p‖∇L‖²/L = ‖da, dW‖²/(pL) for every run (B eq. 5)."""
+    """μ = p‖∇L‖²/L = ‖da, dW‖²/(pL) for every run (B eq. 5); NaN where L = 0 (μ undefined)."""
     r, da, dW = _step_terms(X, y, A, W)
     L = (r * r).sum(1) / (2 * len(y))
-    return ((da * da).sum(1) + (dW * dW).sum((1, 2))) / (A.shape[1] * L)
+    grad2 = (da * da).sum(1) + (dW * dW).sum((1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(L > 0, grad2 / (A.shape[1] * L), np.nan)
 
 
 def good_event(X, y, A, W) -> np.ndarray:
     """B's event 𝓘 per run: ∀i ∃j ⟨w_j, x_i⟩ > 0 and a_j y_i > 0 (Lemma 5)."""
-    Z = W * X if np.ndim(X) == 1 else np.einsum("bpd,nd->bpn", W, X)
+    Z = W * X if np.ndim(X) == 1 else W @ X.T
     ok = (Z > 0) & (A[..., None] * y[None, None, :] > 0)
     return ok.any(1).all(1)
 
