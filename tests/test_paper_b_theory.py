@@ -44,7 +44,7 @@ def test_paper_rho_is_true_rho_at_twice_the_time_and_exact_only_at_rho0_one(c, P
 def test_mu_closed_form_within_lemma7_orthonormal_range(Y, N, rho, p, n):
     N, rho = N[:len(Y)], rho[:len(Y)]
     mu = cf.mu_closed_form(Y, N, rho, n, p)
-    R2 = sum(cf.group_loss_sq(a, b, c, p) for a, b, c in zip(Y, N, rho))
+    R2 = sum(cf.group_loss_sq(a, b, c, p) for a, b, c in zip(Y, N, rho, strict=False))
     if R2 < 1e-9:
         return
     assert 2 * min(N) / (n * p) * (1 - 1e-12) <= mu <= 4 * max(N) / (n * p) * (1 + 1e-12)

@@ -35,12 +35,15 @@ RHO_TRUE = sp.tanh(c * t / 2 + sp.atanh(rho0))
 N_TRUE = P * N0 * E_TRUE / (P + N0 * J_TRUE)
 
 
-def group_rhs(rho, N, rate=sp.Rational(1, 2)):
+HALF = sp.Rational(1, 2)
+
+
+def group_rhs(rho, N, rate=HALF):
     """Right-hand sides of (66): (ρ', N') = (rate·c(1 − ρ²), cN(ρ − N/P)); the paper derives rate = 1/2."""
     return rate * c * (1 - rho**2), c * N * (rho - N / P)
 
 
-def ode_problem_data(rho_solution, N_solution, *, rho0_range=(0.001, 0.999), rate=sp.Rational(1, 2),
+def ode_problem_data(rho_solution, N_solution, *, rho0_range=(0.001, 0.999), rate=HALF,
                      time_span=10.0) -> dict:
     """The `relucheck check-ode` JSON object of the group system (66) with a candidate solution."""
     rho_s, N_s = sp.symbols("rho N", real=True)
@@ -107,7 +110,7 @@ def mu_closed_form(Y_norms, N, rho, n, p):
     Works on floats and mpmath numbers (lists over groups j).
     """
     num, den = 0, 0
-    for Yn, Nj, rj in zip(Y_norms, N, rho):
+    for Yn, Nj, rj in zip(Y_norms, N, rho, strict=False):
         R2 = group_loss_sq(Yn, Nj, rj, p)
         num += (Yn * Nj**0.5 * rj - Nj**1.5 / p) ** 2 + Nj * R2
         den += R2

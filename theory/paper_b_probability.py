@@ -54,7 +54,7 @@ def exact_good_init_random_labels(n: int, p: int) -> float:
     _check(n, p)
     k = np.arange(n + 1)
     weights = stats.binom.pmf(k, n, 0.5)
-    return float(sum(w * exact_good_init(int(kk), int(n - kk), p) for kk, w in zip(k, weights) if w > 1e-300))
+    return float(sum(w * exact_good_init(int(kk), int(n - kk), p) for kk, w in zip(k, weights, strict=False) if w > 1e-300))
 
 
 def exact_good_init_mp(n_pos: int, n_neg: int, p: int, dps: int = 40):

@@ -93,7 +93,8 @@ U0 = np.array([[0.3, 0.1, 0.5], [0.2, 0.4, 0.05]])  # spec B Appendix (B25): ⟨
 
 
 def _group_setup(seed):
-    """Group initialization (9) satisfying E1–E6: randomly rotated orthonormal x_i ∈ ℝ^8, w_j(0) = Σ_{G_j} u_ji x_i, a_j = s_j‖w_j‖."""
+    """Group initialization (9) satisfying E1–E6: randomly rotated orthonormal x_i ∈ ℝ^8,
+    w_j(0) = Σ_{G_j} u_ji x_i, a_j = s_j‖w_j‖."""
     rng = np.random.default_rng([seed, 51])
     X = datasets.orthonormal_inputs(6, 8, rng)
     W0 = np.stack([U0[j] @ X[3 * j:3 * j + 3] for j in range(2)])
@@ -214,8 +215,8 @@ def mu_closed_form(ctx: Context) -> Outcome:
     for k in range(len(tight.t)):
         rho, N = _group_scalars(X, tight.W[k])
         if ctx.mutate:
-            num = sum((Yn * Nj**0.5 * rj - Nj**1.5 / 2) ** 2 for Yn, Nj, rj in zip(Y_norms, N, rho))
-            den = sum(cf.group_loss_sq(Yn, Nj, rj, 2) for Yn, Nj, rj in zip(Y_norms, N, rho))
+            num = sum((Yn * Nj**0.5 * rj - Nj**1.5 / 2) ** 2 for Yn, Nj, rj in zip(Y_norms, N, rho, strict=False))
+            den = sum(cf.group_loss_sq(Yn, Nj, rj, 2) for Yn, Nj, rj in zip(Y_norms, N, rho, strict=False))
             predicted.append(2 / (6 * 2) * num / den)
         else:
             predicted.append(cf.mu_closed_form(Y_norms, N, rho, 6, 2))

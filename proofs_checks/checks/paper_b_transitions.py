@@ -40,7 +40,8 @@ def _crossing(level, n, p, D, rho0, N0):
     return (lo + hi) / 2
 
 
-def _windows(p=2, D=mpmath.mpf(2), N0=1, rho0s=(1, mpmath.mpf("0.3"))):
+def _windows(p=2, D=2, N0=1, rho0s=(1, "0.3")):
+    D, rho0s = mpmath.mpf(D), [mpmath.mpf(r) for r in rho0s]
     out = {}
     with mpmath.workdps(60):
         for rho0 in rho0s:
@@ -134,7 +135,7 @@ def staircase(ctx: Context) -> Outcome:
     L_∞(s) = (1/(2p)) Σ_j ‖D_j‖² 1{s < 1/‖D_j‖} = 1.25, 0.25, 0 at s = 0.3, 0.75, 1.5 (spec B30)."""
     measured = ctx.cached("stairs", _staircase)
     edges = [2.0, 1.0] if ctx.mutate else [1.0, 0.5]  # transition of ‖D‖ = 1 and ‖D‖ = 2
-    predicted = [sum(D**2 / 4 for D, edge in zip((1.0, 2.0), edges) if s < edge) for s in (0.3, 0.75, 1.5)]
+    predicted = [sum(D**2 / 4 for D, edge in zip((1.0, 2.0), edges, strict=False) if s < edge) for s in (0.3, 0.75, 1.5)]
     return agree(predicted, measured, 1e-2, "convergence to L_∞ is logistic in log n: the distance to the nearest "
                  "edge is ≥ 0.25 in units of s, the logistic scale is 1/log n ≈ 0.005 at n = 10^96, so L_n is "
                  "within e^{-0.25·log n/2}·‖D‖² ≪ 1e-2 of its limit", message="s = 0.3, 0.75, 1.5")

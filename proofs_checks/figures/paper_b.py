@@ -124,7 +124,7 @@ def convergence_point(point: dict) -> dict:
 
 def _threshold(ns, probs) -> float | None:
     """First n where P̂ crosses 1/2 (linear interpolation), None if it never does."""
-    for (n0, p0), (n1, p1) in zip(zip(ns, probs), zip(ns[1:], probs[1:])):
+    for (n0, p0), (n1, p1) in zip(zip(ns, probs, strict=False), zip(ns[1:], probs[1:], strict=False), strict=False):
         if p0 >= 0.5 > p1:
             return n0 + (p0 - 0.5) / (p0 - p1) * (n1 - n0)
     return None
@@ -140,8 +140,8 @@ def figure3(out: Path, seed: int, cfg: dict) -> list[Path]:
     ns = [r["point"]["n"] for r in rows]
     k = [r["result"]["converged"] for r in rows]
     N = [r["result"]["runs"] for r in rows]
-    probs = [a / b for a, b in zip(k, N)]
-    ci = np.array([clopper_pearson(a, b) for a, b in zip(k, N)])
+    probs = [a / b for a, b in zip(k, N, strict=False)]
+    ci = np.array([clopper_pearson(a, b) for a, b in zip(k, N, strict=False)])
     thr = _threshold(ns, probs)
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
     ax[0].errorbar(ns, probs, yerr=[np.array(probs) - ci[:, 0], ci[:, 1] - np.array(probs)], fmt="o-", capsize=3)
@@ -155,7 +155,7 @@ def figure3(out: Path, seed: int, cfg: dict) -> list[Path]:
     ax[1].set_ylabel("remaining-loss trend")
     paths = _save(fig, out / "fig3_probability")
     table = [[n, r["point"]["p"], f"{a}/{b}", f"[{lo:.2f}, {hi:.2f}]", r["result"]["loss_trend"]]
-             for n, r, a, b, (lo, hi) in zip(ns, rows, k, N, ci)]
+             for n, r, a, b, (lo, hi) in zip(ns, rows, k, N, ci, strict=False)]
     return paths + write_table(["n", "p", "converged", "95% CI", "loss trend"], table, out / "fig3_probability",
                                caption=f"Figure 3: probability of convergence at d = {d}; 50% threshold "
                                        f"{'%.0f' % thr if thr else 'not crossed'}")
