@@ -133,12 +133,12 @@ def span_coordinates(X) -> tuple[np.ndarray, np.ndarray]:
     return R.T, Q
 
 
-def paper_b_init_in_span(B: int, p: int, n: int, d: int, seed) -> tuple[np.ndarray, np.ndarray]:
+def paper_b_init_in_span(B: int, p: int, n: int, d: int, seed, *, frozen: bool = False):
     """B's Appendix B init (w ~ N(0, I_d/d), sign(a) fair, |a| − ‖w‖ ~ Exp(1)) for B runs, in span coordinates.
 
     By rotation invariance the coordinates of w in any orthonormal basis (q_1..q_n) of span{x_i} are
     N(0, I_n/d) and the orthogonal part has ‖w^⟂‖² ~ χ²_{d−n}/d independently; only ‖w‖ enters a.
-    Returns (A (B, p), W (B, p, n)).
+    Returns (A (B, p), W (B, p, n)), and with ``frozen`` also ‖w^⟂‖² (B, p), constant along the flow.
     """
     if d < n:
         raise RelucheckInputError(f"span coordinates need d ≥ n, got d = {d} < n = {n}")
@@ -147,7 +147,7 @@ def paper_b_init_in_span(B: int, p: int, n: int, d: int, seed) -> tuple[np.ndarr
     perp2 = rng.chisquare(d - n, (B, p)) / d if d > n else np.zeros((B, p))
     norms = np.sqrt((W * W).sum(2) + perp2)
     A = rng.choice([-1.0, 1.0], (B, p)) * (norms + rng.exponential(1.0, (B, p)))
-    return A, W
+    return (A, W, perp2) if frozen else (A, W)
 
 
 def experiment_width(n: int, eps: float = 0.05) -> int:

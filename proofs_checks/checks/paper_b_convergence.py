@@ -120,3 +120,47 @@ def collapse(ctx: Context) -> Outcome:
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, target, measured, 1e-6 * 625,
                    "relative 1e-6 of y_2²/4: after 4·10^5 steps the loss sits on its limit to this accuracy",
                    f"final a = {run.A[0]}, loss {measured:.9g}")
+
+
+def _prop1_run(seed, n=100, d=200, p=20, lr=0.5, steps=3000):
+    rng = np.random.default_rng([seed, 83])
+    lam = rng.uniform(1, 2, n)  # x_i = λ_i e_i: orthogonal data in span coordinates
+    y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
+    A, W, perp2 = sim.paper_b_init_in_span(1, p, n, d, rng, frozen=True)
+    delta = A[0] ** 2 - (W[0] ** 2).sum(1) - perp2[0]  # Δ_j = a_j(0)² − ‖w_j(0)‖² (Lemma 1: constant)
+    wrong = A[0][:, None] * y[None, :] < 0  # (p, n) wrongly signed pairs
+    rows = []
+    for k in range(steps):
+        Z = W[0] * lam  # ⟨w_j, x_i⟩
+        extinct = not np.any((Z > 0) & wrong)
+        if extinct and sim.losses(lam, y, A, W)[0] > 1e-20:  # below, μ = ‖∇L‖²p/L is rounding noise
+            r, _, _ = sim._step_terms(lam, y, A, W)
+            mu = float(sim.local_pl(lam, y, A, W)[0])
+            act = Z > 0
+            F = (W[0] ** 2).sum(1) + perp2[0] - ((np.maximum(Z, 0) / lam) ** 2).sum(1)  # frozen mass F_j
+            mass = (act * (delta + 2 * F)[:, None]).sum(0).max() / p
+            first = 2 / n * lam.max() ** 2 * mass
+            lower7 = 2 / n * lam.min() ** 2 * (act * (A[0] ** 2)[:, None]).sum(0).min() / p  # Lemma 7, orthogonal
+            second = 2 * np.pi * np.sqrt(2 / 3) * lam.max() ** 2 / lam.min() * float(np.abs(y - r[0]).max()) * np.sqrt(p / n)
+            rows.append((k, mu, first, second, lower7))
+        _, da, dW = sim._step_terms(lam, y, A, W)
+        A, W = A + lr * da, W + lr * dW
+    return np.array(rows)
+
+
+@check("B.prop1.corrected_bound", statement="B.prop1",
+       mutant="takes Lemma 7's lower bound (2/n)(C_x^-)² min_i (1/p)Σ_j a_j² 1_{j,i} as the upper bound")
+def prop1_corrected_bound(ctx: Context) -> Outcome:
+    """Proposition 1 as corrected in spec B §2.6 (the paper's (62) fails when d > n): after the extinction of
+    wrongly signed activations, μ ≤ (2/n)(C_x^+)² max_i (1/p)Σ_j (Δ_j + 2F_j)1_{j,i}
+    + 2π√(2/3)(C_x^+)²/C_x^- · max_i|y_i − r_i| √(p/n), at every GD step (n = 100, d = 200, p = 20, η = 0.5)."""
+    rows = ctx.cached("run", lambda: _prop1_run(ctx.seed))
+    if not len(rows):
+        return Outcome(Status.INCONCLUSIVE, None, None, 0, "", "no step after extinction")
+    mu, first, second = rows[:, 1], rows[:, 2], rows[:, 3]
+    bound = rows[:, 4] if ctx.mutate else first + second
+    return within_bound(mu, bound, "a deterministic inequality on the state; float64 rounding ≤ 1e-12 relative",
+                        side="<=", slack=1e-12 * float(np.max(bound)),
+                        message=f"{len(rows)} steps after extinction (from step {int(rows[0, 0])}); "
+                                f"max μ/bound = {float(np.max(mu / (first + second))):.3g}, "
+                                f"max μ/(first term) = {float(np.max(mu / first)):.3g}")

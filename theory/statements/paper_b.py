@@ -99,8 +99,6 @@ register(
         confidence="error", source="seed 002 Proposition 1, eqs. (8), (62)–(65); spec B §2.6",
         meaning="the asymptotic rate on orthogonal data is O(√(p/n)); step (62) is false when d > n "
                 "(corrected bound with frozen mass F_j, spec §2.6)",
-        not_checkable_reason="C is random and not explicit; the corrected explicit bound (spec §2.6) is not "
-                             "checked yet",
     ),
     Statement(
         id="B.prop2", paper="B", number="Proposition 2", title="Any order n^-α, α ∈ [1/2, 1], is reachable",
