@@ -57,7 +57,11 @@ def threshold_reduced(ctx: Context) -> Outcome:
        mutant="claims the threshold grows linearly in d (exponent 1)")
 def threshold_exponent(ctx: Context) -> Outcome:
     """Theorem 1.1 / App. A.5 (N12, N13): the largest interpolating n per d (median of 3 seeds below 1e-3),
-    d = 2 … 5, m = 100, 10⁵ steps, fitted as n_interp ∝ d^k; the paper: k ≈ 3 (n ≳ d³ log d)."""
+    d = 2 … 5, m = 100, flow time 5000, fitted as n_interp ∝ d^k over the d that interpolate at all.
+
+    Prediction: the local exponent of the theory's n* ≍ d³ log d on the same d (3 + 1/ln d on average:
+    ≈ 3.75 for d = 3 … 5), not a bare 3.
+    """
     seeds = tuple(ctx.seed + s for s in range(3))
     rows = threshold_sweep(sweep_dir() / f"paper_a_threshold_seed{ctx.seed}.jsonl", (2, 3, 4, 5), seeds,
                            progress=False)
@@ -66,13 +70,17 @@ def threshold_exponent(ctx: Context) -> Outcome:
     if len(ds) < 3:
         return Outcome(Status.INCONCLUSIVE, 3.0, None, 1.0, "", f"interpolation seen for d = {ds} only")
     k = fit_exponent(ds, limits)
+    predicted = 1.0 if ctx.mutate else fit_exponent(ds, [d**3 * np.log(d) for d in ds])
     grid_step = max(np.log(b / a) for d in ds for a, b in zip(threshold_grid(d), threshold_grid(d)[1:]))
-    return agree(1.0 if ctx.mutate else 3.0, k, 1.0,
-                 "the paper only says 'roughly d³' and the absolute threshold depends on width and budget (spec "
-                 "§3.5); a geometric n grid with steps ≤ ln 2 = "
-                 f"{grid_step:.2f} moves each log n_interp by up to that much over a log d range of ln 2.5 = 0.92, "
-                 "i.e. ±0.75 on the slope, plus the seed spread: ±1",
-                 message=f"n_interp = {dict(zip(ds, limits))}; fitted exponent {k:.3g}", limits=dict(zip(ds, limits)))
+    tol = grid_step / np.log(max(ds) / min(ds))
+    return agree(predicted, k, tol,
+                 f"grid quantization: the largest interpolating grid n underestimates the threshold by up to one grid "
+                 f"step (≤ ln {np.exp(grid_step):.2f} in log n), which moves the fitted slope by at most "
+                 f"{grid_step:.3f}/ln({max(ds)}/{min(ds)}); the absolute threshold depends on width and budget and is "
+                 "not compared (spec §3.5)",
+                 message=f"n_interp = {dict(zip(ds, limits))}; fitted exponent {k:.3g}; d = 2 "
+                         f"{'interpolates' if 2 in ds else 'does not interpolate at any grid n'}",
+                 limits=dict(zip(ds, limits)))
 
 
 @check("A.thm1.1.beyond_threshold_ols", statement="A.thm1.1", suites=("full",),
