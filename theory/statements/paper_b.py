@@ -78,8 +78,6 @@ register(
                               sp.Symbol("\\mathbb{P}(\\mathrm{Assumption\\ 2})") >= 1 - eps),
         confidence="verified numerically", source="seed 002 Lemma 3, eq. (46); spec B §2.4",
         meaning="about √d data points are weakly interacting in dimension d (the text states the converse)",
-        not_checkable_reason="the constant C is not explicit (Vershynin's C_V); the concentration scaling "
-                             "‖X̄ᵀX̄ − I‖ ≈ 2√(n/d) is reported by `relucheck report --paper B`",
     ),
     Statement(
         id="B.cor1", paper="B", number="Corollary 1", title="Convergence on random data",
