@@ -171,8 +171,6 @@ register(
         constants={"t_n": "2n max_{j,i}⟨w_j(0), x_i⟩_+/(C_y^- C_x^- Δ) (√Δ in the corrected proof)"},
         confidence="error", source="seed 002 Lemma 8, eqs. (49)–(56); spec B §2.15",
         meaning="wrong-signed activations die out early; the proof's Δ should read √Δ",
-        not_checkable_reason="κ and the probability are not explicit; the exact orthogonal fact it rests on "
-                             "(an inactive pair stays inactive) is checked under B.remC2",
     ),
     Statement(
         id="B.prop3", paper="B", number="Proposition 3", title="Collapse of the second layer without Assumption 1",
