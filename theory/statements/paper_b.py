@@ -50,7 +50,7 @@ register(
         conclusion=sp.StrictLessThan(offdiag, Cxm**2 / (2 * sp.sqrt(n)) * Cym / Cyp),
         confidence="verified numerically", source="seed 002 eq. (4); spec B §1.6",
         meaning="the off-diagonal Gram matrix is small in operator norm",
-        not_checkable_reason="a hypothesis on data: checked per draw wherever Theorem 1 is tested (B.thm1 checks)",
+        not_checkable_reason="a hypothesis on data: verified per data draw in B.thm1.pointwise_bound and B.cor1.monte_carlo",
     ),
     Statement(
         id="B.lem2", paper="B", number="Lemma 2", title="Local-PL integral identity",
