@@ -44,6 +44,9 @@ class Sweep:
     def run(self, points: Iterable[dict], compute: Callable[[dict], dict]) -> list[dict]:
         """Compute every point not yet in the file; return all rows (old and new) in point order."""
         points = list(points)
+        if self.path.exists() and self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n"):
+            with self.path.open("a") as fh:  # end a line cut by an interruption before appending
+                fh.write("\n")
         done = self.done()
         todo = [p for p in points if point_key(p) not in done]
         for k, point in enumerate(todo, 1):

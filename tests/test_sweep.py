@@ -22,3 +22,5 @@ def test_sweep_resumes_without_repeating(tmp_path):
     rows = Sweep(path, progress=False).run(points, compute)
     assert [r["result"]["sq"] for r in rows] == [0, 1, 4, 9, 16]
     assert calls == [0, 1, 2, 3, 3, 4]  # 0, 1, 2 were not recomputed; 3 was retried once
+    rows = Sweep(path, progress=False).run(points, compute)  # a third run reads everything back from disk
+    assert [r["result"]["sq"] for r in rows] == [0, 1, 4, 9, 16] and len(calls) == 6
