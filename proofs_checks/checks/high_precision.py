@@ -355,7 +355,8 @@ def logistic_fit_phase(ctx: Context) -> Outcome:
 def _exact_taus(inst: Instance, digits: int) -> list:
     """Algorithm 1's τ_k in exact arithmetic (`theory.limit_process_exact`), as mpf at ``digits`` digits."""
     exact = limit_process_exact(inst.labels, inst.signs, inst.activation())
-    return [mpmath.mpf(str(sympy.N(jp.tau, digits + 5))) for jp in exact.jumps]
+    with mpmath.workdps(digits):
+        return [mpmath.mpf(str(sympy.N(jp.tau, digits + 5))) for jp in exact.jumps]
 
 
 def _error_constants(run, taus, lam):
