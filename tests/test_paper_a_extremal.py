@@ -59,6 +59,8 @@ def test_cell_extremals_match_brute_force_on_the_circle(seed, n):
     for t in mids:
         w = np.array([np.cos(t), np.sin(t)])
         Dc = D_n(X, y, w)
+        if not np.any(Dc):
+            continue  # D_c = 0 (no active point in the cell): not a non-zero extremal vector
         for s in (1, -1):
             u = s * Dc / np.linalg.norm(Dc)
             if np.array_equal(X @ u > 0, X @ w > 0) and np.all(np.abs(X @ u) > 1e-12):
