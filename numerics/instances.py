@@ -143,15 +143,19 @@ def require_orthonormal(X: np.ndarray, tol: float = ORTHONORMAL_TOLERANCE) -> No
         raise HypothesisViolation(ORTHONORMALITY, f"max |⟨x_i,x_k⟩ − 1{{i=k}}| = {defect:.3g} > {tol:g}")
 
 
+def read_json_file(path, what: str = "instance"):
+    """Parse a JSON file; a missing file or invalid JSON is an error naming the file and its role."""
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError as exc:
+        raise RelucheckInputError(f"{what} file not found: {path}") from exc
+    except json.JSONDecodeError as exc:
+        raise RelucheckInputError(f"{what} file {path} is not valid JSON: {exc}") from exc
+
+
 def load_instance(path, *, orthonormal: bool = False) -> Instance:
     """Read an instance file (format in the module docstring) and validate it."""
-    try:
-        raw = json.loads(Path(path).read_text())
-    except FileNotFoundError as exc:
-        raise RelucheckInputError(f"instance file not found: {path}") from exc
-    except json.JSONDecodeError as exc:
-        raise RelucheckInputError(f"instance file {path} is not valid JSON: {exc}") from exc
-    return instance_from_json(raw, orthonormal=orthonormal)
+    return instance_from_json(read_json_file(path, "instance"), orthonormal=orthonormal)
 
 
 def instance_from_json(raw, *, orthonormal: bool = False) -> Instance:

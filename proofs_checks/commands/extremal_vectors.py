@@ -7,20 +7,15 @@ Each extremal vector is printed with its unit ``direction`` w, its ``vector`` D 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from numerics.errors import RelucheckInputError
+from numerics.instances import read_json_file
 from theory.extremal_vectors import extremal_vectors
 
 
 def load_data(path):
     """Read a DATA.json file: an object with 'inputs' (n×d) and 'labels' (n); errors name the field."""
-    try:
-        raw = json.loads(Path(path).read_text())
-    except FileNotFoundError as exc:
-        raise RelucheckInputError(f"data file not found: {path}") from exc
-    except json.JSONDecodeError as exc:
-        raise RelucheckInputError(f"data file {path} is not valid JSON: {exc}") from exc
+    raw = read_json_file(path, "data")
     if not isinstance(raw, dict):
         raise RelucheckInputError("the data file must be a JSON object with fields 'inputs' and 'labels'")
     missing = [k for k in ("inputs", "labels") if k not in raw]
