@@ -37,18 +37,25 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Convention:
-    """Output scale and time acceleration of a paper's gradient flow.
+    """Output scale and time acceleration of a paper's gradient flow, kept as exact integers.
 
-    scale: factor in front of Σ_j a_j σ(⟨w_j,x⟩) (1 for A and C, 1/p for B).
+    width_divisor: the output is Σ_j a_j σ(⟨w_j,x⟩) / width_divisor (1 for A and C, p for B).
     time_factor: the flow is dθ/dt = −time_factor ∇L (1 for A and C, p for B).
+    Integers keep the arithmetic exact in every backend: an mpmath or arb array divided by an int is
+    correctly rounded at its own precision, where a float 1/p would carry float64's 1e-16 error.
     """
 
-    scale: float = 1.0
-    time_factor: float = 1.0
+    width_divisor: int = 1
+    time_factor: int = 1
     name: str = "unscaled"
 
+    @property
+    def scale(self) -> float:
+        """The output scale 1/width_divisor as a float (exact for the integers in use)."""
+        return 1.0 / self.width_divisor
 
-PAPER_A = Convention(1.0, 1.0, "A/C: no output scaling")
+
+PAPER_A = Convention(1, 1, "A/C: no output scaling")
 PAPER_C = PAPER_A
 
 
@@ -56,7 +63,7 @@ def paper_b(p: int) -> Convention:
     """Paper B's mean-field convention: output scaled by 1/p, time accelerated by p (B eqs. 1–3)."""
     if int(p) != p or p < 1:
         raise ValueError(f"paper B width p must be a positive integer, got {p!r}")
-    return Convention(1.0 / p, float(p), f"B: output/{p}, time×{p}")
+    return Convention(int(p), int(p), f"B: output/{p}, time×{p}")
 
 
 def preactivations(X, W):
@@ -67,7 +74,8 @@ def preactivations(X, W):
 def forward(X, a, W, convention: Convention = PAPER_A):
     """h_θ(x_i) for every row x_i of X (eq. 2 of C, eq. 1 of B with scale 1/p)."""
     Z = preactivations(X, W)
-    return convention.scale * ((Z * (Z > 0)) @ a)
+    h = (Z * (Z > 0)) @ a
+    return h if convention.width_divisor == 1 else h / convention.width_divisor
 
 
 def residuals(X, y, a, W, convention: Convention = PAPER_A):
@@ -94,11 +102,12 @@ def field(X, y, a, W, convention: Convention = PAPER_A, active=None):
     Z = preactivations(X, W)
     act = (Z > 0) if active is None else active
     R = Z * act
-    n = len(y)
-    r = y - convention.scale * (R @ a)
-    coef = convention.scale * convention.time_factor / n
-    da = coef * (R.T @ r)
-    dW = coef * (a[:, None] * ((act * r[:, None]).T @ X))
+    h = R @ a
+    r = y - (h if convention.width_divisor == 1 else h / convention.width_divisor)
+    # coefficient scale·time_factor/n = time_factor / (width_divisor·n), applied as an exact integer ratio
+    num, den = convention.time_factor, convention.width_divisor * len(y)
+    da = (R.T @ r) * num / den
+    dW = (a[:, None] * ((act * r[:, None]).T @ X)) * num / den
     return da, dW
 
 

@@ -96,3 +96,17 @@ def test_python_flint_arb_backend_encloses_float64():
     da, dW = field(X, y, a, W)
     for enclosure, value in zip(list(da_b) + list(dW_b.ravel()), list(da) + list(dW.ravel())):
         assert enclosure.contains(flint.arb(value).mid()) or abs(float(enclosure.mid()) - value) < 1e-14
+
+
+def test_mpmath_field_carries_no_float64_coefficient_error():
+    """n = 5 and p = 3 are not powers of two: a float coefficient 1/n would cost 1e-16 relative."""
+    X, y, a, W = _problem(5, n=5, d=4, m=3)
+    obj = np.vectorize(mpmath.mpf, otypes=[object])
+    with mpmath.workdps(50):
+        for conv in (PAPER_A, paper_b(3)):
+            da, dW = field(obj(X), obj(y), obj(a), obj(W), conv)
+            Z = obj(X) @ obj(W).T
+            R = Z * (Z > 0)
+            r = obj(y) - (R @ obj(a)) / conv.width_divisor
+            exact = [(R[:, j] @ r) * conv.time_factor / (conv.width_divisor * mpmath.mpf(5)) for j in range(3)]
+            assert max(abs(da[j] - exact[j]) for j in range(3)) < mpmath.mpf(10) ** -45
