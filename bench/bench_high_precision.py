@@ -119,6 +119,11 @@ def bench_engine(args):
         with mpmath.workdps(args.digits + 10):
             errs.append(state_error(a, W, probe_ref.a_final, probe_ref.W_final))
     order = float(mpmath.log(errs[0] / errs[1], 2))
+    if order < 1:
+        print(f"RK4 probe on τ ∈ [0, {probe_end:.3f}] did not converge (errors {mpmath.nstr(errs[0], 3)}, "
+              f"{mpmath.nstr(errs[1], 3)} at {args.rk4_steps}, {2 * args.rk4_steps} steps; {np.mean(times) * 1e3:.2f} "
+              "ms/step): the steps lie outside RK4's stability interval; raise --rk4-steps. No ratio extrapolated.")
+        return
     h_probe = probe_end / (2 * args.rk4_steps)
     # RK4 error over the horizon ≥ its error over the probe interval scaled by the horizon's length (linear growth
     # of the accumulated local errors; the fast phases near jumps only make it worse): C_probe·h⁴·(τ_end/probe_end)
