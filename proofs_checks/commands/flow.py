@@ -65,6 +65,9 @@ def _print_human(run, limit) -> None:
     stats = run.stats
     print(f"run: {stats.get('nfev')} field evaluations, {stats.get('events')} activation events, "
           f"{fmt_number(stats.get('wall_seconds'), 3)} s")
+    if stats.get("guard_digits"):
+        print(f"precision: {stats['digits']} digits; the {stats['guard_digits']}-digit rerun differs by "
+              f"{fmt_number(stats['guard_discrepancy'])} (tolerance {fmt_number(stats.get('guard_tolerance'))})")
 
 
 def _run(args) -> int:
