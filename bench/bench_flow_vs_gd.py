@@ -13,7 +13,7 @@ Instance: n = 64 orthonormal inputs x_i = e_i in ℝ^64 (the papers' setting), m
 The printed ratios are GD field evaluations / flow field evaluations (and wall times) at equal jump-time
 error. A last line shows plain GD on a randomly rotated basis, where float64 rounding in the activation
 test breaks Assumption 2 at λ = 1e-40 (a finding, see docs/paper_c_flow.md). Run:
-``nice python3 bench/bench_flow_vs_gd.py [--seed S] [--lrs 0.05,0.02,0.01,0.005,0.002]``.
+``nice python3 -m bench.bench_flow_vs_gd [--seed S] [--lrs 0.05,0.02,0.01,0.005,0.002]``.
 """
 from __future__ import annotations
 

@@ -12,8 +12,8 @@
 2. The network's field (`numerics.network.field`, n×m×d) with dtype=object arrays of mpmath `mpf` against
    python-flint `arb`, both at 50 digits.
 
-    python3 bench/bench_high_precision.py                         # quick: n = 8, m = 4, λ = 1e-100, 30 digits
-    python3 bench/bench_high_precision.py --n 16 --m 8 --lam 1e-1000 --digits 60   # the issue's target
+    python3 -m bench.bench_high_precision                         # quick: n = 8, m = 4, λ = 1e-100, 30 digits
+    python3 -m bench.bench_high_precision --n 16 --m 8 --lam 1e-1000 --digits 60   # the issue's target
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ of the reduced grid. Three ways, same problems, same initializations:
 4. as 3 plus step-size control (η grows ×1.5 per accepted window up to ``--lr-factor`` · η₀, halves on a
    rise), the same flow-time budget: what `threshold_batch` uses.
 
-    python3 bench/bench_paper_a.py [--d 3] [--steps 20000] [--m 100]
+    python3 -m bench.bench_paper_a [--d 3] [--steps 20000] [--m 100]
 """
 from __future__ import annotations
 

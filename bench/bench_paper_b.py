@@ -2,7 +2,7 @@
 time with numerics.gd.gradient_descent, on the same runs in the same process; and the stacked matmul
 of `_step_terms` (one small gemm per run) against one big (B·p, d) gemm and einsum. Prints times and ratios.
 
-    python3 bench/bench_paper_b.py [--runs 32] [--steps 200]
+    python3 -m bench.bench_paper_b [--runs 32] [--steps 200]
 """
 from __future__ import annotations
 
