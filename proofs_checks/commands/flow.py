@@ -63,8 +63,9 @@ def _print_human(run, limit) -> None:
     print(f"interpolates: flow {run.interpolates}, Alg. 1 {limit.interpolates}")
     print(f"squared norm: flow {fmt_number(run.squared_norm, 8)}, Alg. 1 {fmt_number(limit.squared_norm, 8)}")
     stats = run.stats
-    print(f"run: {stats.get('nfev')} field evaluations, {stats.get('events')} activation events, "
-          f"{fmt_number(stats.get('wall_seconds'), 3)} s")
+    work = (f"{stats['nfev']} field evaluations" if stats.get("nfev") is not None
+            else f"{stats.get('steps')} Taylor steps of order {stats.get('order')}")
+    print(f"run: {work}, {stats.get('events')} activation events, {fmt_number(stats.get('wall_seconds'), 3)} s")
     if stats.get("guard_digits"):
         print(f"precision: {stats['digits']} digits; the {stats['guard_digits']}-digit rerun differs by "
               f"{fmt_number(stats['guard_discrepancy'])} (tolerance {fmt_number(stats.get('guard_tolerance'))})")
