@@ -263,7 +263,7 @@ def threshold_sweep(path, d_values, seeds, *, scale: str = "full", progress: boo
             todo = [p for p in pts if point_key(p) not in done]
             if todo:
                 fresh = {r["seed"]: r for r in threshold_batch(d, [n], [p["seed"] for p in todo], **proto)}
-                sweep.run(todo, lambda p: fresh[p["seed"]])
+                sweep.run(todo, lambda p, fresh=fresh: fresh[p["seed"]])
     done = sweep.done()
     return [done[point_key(p)]["result"] for p in points]
 

@@ -260,7 +260,9 @@ def _step_size(A_last, Zs_last, sizes, tol, K):
 
 def _crossing(coeffs, h, tol):
     """Root of the polynomial Σ c_k s^k in (0, h] where it changes sign (bracketed, to working precision)."""
-    f = lambda s: _horner(coeffs, s)  # noqa: E731
+    def f(s):
+        return _horner(coeffs, s)
+
     lo, hi = mpmath.mpf(0), h
     flo, fhi = f(lo), f(hi)
     # Illinois (regula falsi with halving), safeguarded: converges superlinearly on a simple root

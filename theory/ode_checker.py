@@ -293,7 +293,9 @@ def integration_discrepancy(problem: OdeProblem, seed) -> dict:
             if not (np.all(np.isfinite(y0)) and np.all(np.isfinite(cand))):
                 skipped += 1
                 continue
-            rhs = lambda tt, yy, pv=pv: np.asarray(f(tt, yy, pv), dtype=float)  # noqa: E731
+            def rhs(tt, yy, pv=pv):
+                return np.asarray(f(tt, yy, pv), dtype=float)
+
             sol = solve_ivp(rhs, (0.0, T), y0, method="DOP853", t_eval=grid, rtol=RTOL, atol=RTOL)
             loose = solve_ivp(rhs, (0.0, T), y0, method="DOP853", t_eval=grid, rtol=100 * RTOL, atol=100 * RTOL)
             if not (sol.success and loose.success) or sol.y.shape[1] != GRID or loose.y.shape[1] != GRID:

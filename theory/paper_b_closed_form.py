@@ -71,7 +71,9 @@ def derive_scalar_system(k: int = 3):
     du = nu / n_ * (Y - nu / p_ * u)  # the vector ODE, s = +1
     N_ = (u.T * u)[0]
     rho_ = (Y.T * u)[0] / (nY * nu)
-    grad = lambda e: sp.Matrix([sp.diff(e, ui) for ui in u])  # noqa: E731
+    def grad(e):
+        return sp.Matrix([sp.diff(e, ui) for ui in u])
+
     dN = (grad(N_).T * du)[0]
     drho = (grad(rho_).T * du)[0]
     c_, P_ = 2 * nY / n_, p_ * nY

@@ -210,7 +210,8 @@ def limit_runs(seed: int, widths: tuple = (100,), problems: tuple = ((2, 80), (3
 
     The loss reaches its float64 floor (L − L_2OLS ≈ eps L) once ‖v − β̂‖ ≈ √eps, so a loss-based stop
     cannot certify 1e-8 on the parameters; instead the run continues: escape takes ≈ ln(1/λ)/‖D_±‖ ≈ 15 and
-    the local PL phase (eq. 48) contracts at rate μ = 2λ_min(Q_±) Σ a_j² ≈ 0.5 per unit time afterwards. One batch per d (problems share a padded array)."""
+    the local PL phase (eq. 48) contracts at rate μ = 2λ_min(Q_±) Σ a_j² ≈ 0.5 per unit time afterwards.
+    One batch per d (problems share a padded array)."""
     out = []
     for d, n in problems:
         X, y, rng = _limit_problem(seed, d, n, 43)

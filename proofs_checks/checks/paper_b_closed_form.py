@@ -115,8 +115,9 @@ def _group_scalars(X, W, p=2):
 
 
 def _flows(X, a0, W0, conv, t_end=TIMES[-1]):
-    run = lambda rtol: gradient_flow(X, Y_GROUPS, a0, W0, t_end, convention=conv, t_eval=TIMES,  # noqa: E731
-                                     rtol=rtol, atol=rtol * 1e-2)
+    def run(rtol):
+        return gradient_flow(X, Y_GROUPS, a0, W0, t_end, convention=conv, t_eval=TIMES, rtol=rtol, atol=rtol * 1e-2)
+
     return run(FLOW_RTOL), run(LOOSE_RTOL)
 
 
@@ -148,7 +149,9 @@ def closed_form_vs_flow(ctx: Context) -> Outcome:
     against the closed form of (ρ_j, N_j) at t ∈ {0, 1, 5, 10, 20} (spec B25)."""
     X, a0, W0 = _group_setup(ctx.seed)
     tight, loose = ctx.cached("flows", lambda: _flows(X, a0, W0, paper_b(2)))
-    vals = lambda res, k: np.ravel(np.column_stack(_group_scalars(X, res.W[k])))  # noqa: E731
+    def vals(res, k):
+        return np.ravel(np.column_stack(_group_scalars(X, res.W[k])))
+
     measured, tol = _flow_tolerance(tight, loose, vals)
     predicted = _closed("paper" if ctx.mutate else "true", X, W0)
     if not (tight.success and loose.success):
@@ -178,7 +181,9 @@ def frozen_components(ctx: Context) -> Outcome:
     a0 = a0.copy()
     a0[0] = np.linalg.norm(W0[0])  # balanced: a = s‖w‖ (E5)
     tight, loose = ctx.cached("flows", lambda: _flows(X, a0, W0, paper_b(2)))
-    first = lambda res, k: np.array(_group_scalars(X, res.W[k]))[:, 0]  # noqa: E731
+    def first(res, k):
+        return np.array(_group_scalars(X, res.W[k]))[:, 0]
+
     measured, tol = _flow_tolerance(tight, loose, first)
     rho0, N0 = _group_scalars(X, W0)
     F = float(W0[0] @ W0[0] - N0[0])

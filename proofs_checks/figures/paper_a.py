@@ -61,7 +61,7 @@ def write_report(out_dir, seed: int = 0) -> list[Path]:
         rs = [r for r in rows if r["d"] == d]
         ns = sorted({r["n"] for r in rs})
 
-        def med(key):
+        def med(key, rs=rs, ns=ns):
             return np.array([np.median([r[key] for r in rs if r["n"] == n]) for n in ns])
 
         train, test, train_ols, test_ols = med("train"), med("test"), med("train_ols"), med("test_ols")
