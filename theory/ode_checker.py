@@ -113,7 +113,7 @@ def safe_parse(text, field: str, names: dict) -> sp.Expr:
     try:
         expr = parse_expr(text, local_dict=dict(allowed), global_dict=dict(_NUMBER_CLASSES),
                           transformations=(auto_number, convert_xor), evaluate=True)
-    except Exception as exc:  # noqa: BLE001 - any parser failure is bad input in this field
+    except Exception as exc:  # any parser failure is bad input in this field
         raise RelucheckInputError(f"field '{field}': cannot parse {text!r} ({type(exc).__name__}: {exc})") from None
     if not isinstance(expr, sp.Expr) or isinstance(expr, sp.Tuple):
         raise RelucheckInputError(f"field '{field}': {text!r} is not a single expression")
@@ -193,7 +193,7 @@ def _child(conn, expr):  # pragma: no cover - runs in a forked process
     try:
         out = _expensive_simplify(expr)
         conn.send((out == 0, sp.sstr(out)))
-    except Exception:  # noqa: BLE001 - no proof, the parent falls back to the points
+    except Exception:  # no proof, the parent falls back to the points
         conn.send(None)
 
 
