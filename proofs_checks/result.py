@@ -35,6 +35,16 @@ class Outcome:
     precision: str | None = None
     details: dict = field(default_factory=dict)
 
+    def require(self, condition: bool, failure: str) -> "Outcome":
+        """A further condition of the same claim: when it fails the outcome is refuted and says why.
+
+        Verified and inconclusive outcomes become refuted; an error stays an error.
+        """
+        if not condition and self.status is not Status.ERROR:
+            self.status = Status.REFUTED
+            self.message = f"{self.message}; {failure}" if self.message else failure
+        return self
+
 
 def _max_abs(x) -> float:
     arr = np.asarray(x, dtype=float)

@@ -68,3 +68,14 @@ def test_unknown_check_id():
         get_check("C.nope")
     with pytest.raises(ValueError, match="unknown suite"):
         select("weekly")
+
+
+def test_require_refutes_on_a_failed_further_condition():
+    from proofs_checks.result import Outcome, agree
+
+    ok = agree(1.0, 1.0, 0.1, "exact").require(True, "never shown")
+    assert ok.status is Status.VERIFIED and "never shown" not in ok.message
+    bad = agree(1.0, 1.0, 0.1, "exact").require(False, "the ordering fails")
+    assert bad.status is Status.REFUTED and bad.message.endswith("; the ordering fails")
+    err = Outcome(Status.ERROR, None, None, None, "", "crash").require(False, "x")
+    assert err.status is Status.ERROR

@@ -451,8 +451,7 @@ def error_law(ctx: Context) -> Outcome:
                 "last entry is C_1 in closed form vs the λ = 1e-1000 run (+10^-(digits−10) for the guarded jump time; τ_k exact)",
                 message=f"(τ̂_k − τ_k)·ln(1/λ) per λ: {table}; C_1 = {mpmath.nstr(C1, 20)}",
                 precision=f"mpmath {DIGITS_LAW} digits", per_entry_tolerances=tols)
-    if not ok:
-        out.status = Status.REFUTED
+    out.require(ok, "an entry exceeds its own per-λ tolerance")
     worst = max(guards, key=lambda r: r.stats["guard_discrepancy"])
     guard = Guarded(worst.stats["jump_taus_mp"], worst.stats["guard_jump_taus_mp"], DIGITS_LAW, 2 * DIGITS_LAW,
                     worst.stats["guard_discrepancy"], min(tols) / worst.log_inv_lambda)

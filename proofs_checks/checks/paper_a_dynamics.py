@@ -12,7 +12,7 @@ from numerics.paper_a_training import BatchProblems, losses_and_grads, train_bat
 from theory.paper_a_limits import (ols_excess_risk_gaussian, two_piece_excess_risk_prediction, two_piece_ols)
 
 from ..registry import Context, check
-from ..result import Outcome, Status, agree, within_bound
+from ..result import Outcome, agree, within_bound
 
 EPS = np.finfo(float).eps
 
@@ -88,10 +88,7 @@ def alignment(ctx: Context) -> Outcome:
                                        f"for λ = {list(LAMBDAS_EARLY)}", align_plus=r["align_plus"],
                 align_minus=r["align_minus"])
     decreasing = np.all(np.diff(r["align_plus"]) < 0) and np.all(np.diff(r["align_minus"]) < 0)
-    if out.status is Status.VERIFIED and not decreasing:
-        out.status = Status.REFUTED
-        out.message += "; misalignment does not decrease with λ"
-    return out
+    return out.require(decreasing, "misalignment does not decrease with λ")
 
 
 @check("A.lemF.4.escape_time", statement="A.lemF.4",
@@ -190,10 +187,7 @@ def local_pl(ctx: Context) -> Outcome:
                        "quadratic forms in d = 3", side=">=", slack=1e-10,
                        message=f"{len(ratios)} random draws, min ratio {min(ratios):.6g}; tight configuration "
                                f"ratio {tight:.15g}", tight_ratio=tight)
-    if out.status is Status.VERIFIED and abs(tight - 1) > 1e-10:
-        out.status = Status.REFUTED
-        out.message += "; the tight configuration does not reach equality"
-    return out
+    return out.require(abs(tight - 1) <= 1e-10, "the tight configuration does not reach equality")
 
 
 # -- Theorem 4.1: the two-piece OLS limit (N7, N8, N9, N11) --------------------------------------------
@@ -262,10 +256,7 @@ def two_piece_limit(ctx: Context) -> Outcome:
                 message=f"‖v_± − β̂_±‖ = {np.array(errs).tolist()}; RMS of h − h_∞ on fresh points {rms}; "
                         f"L_OLS − L = {gaps}; statuses {[r['status'] for r in runs]}, steps {[r['steps'] for r in runs]}",
                 rms=rms, loss_gap=gaps)
-    if out.status is Status.VERIFIED and (max(rms) > 1e-8 or min(gaps) <= 0):
-        out.status = Status.REFUTED
-        out.message += "; the function or the loss ordering L_2OLS < L_OLS fails"
-    return out
+    return out.require(max(rms) <= 1e-8 and min(gaps) > 0, "the function or the loss ordering L_2OLS < L_OLS fails")
 
 
 @check("A.lemF.3.cone_invariance", statement="A.lemF.3",
@@ -330,10 +321,7 @@ def spurious(ctx: Context) -> Outcome:
                        "1e-6 L_2OLS", side="<=",
                        message=f"‖∇L(θ∞)‖ = {grad:.3g}; L(θ∞) = {float(loss[0]):.6g}; interpolant loss {loss_int:.3g}; "
                                f"max_w |G_res(w)| = {g_res:.3g}", gradient=grad, g_res=g_res)
-    if out.status is Status.VERIFIED and (grad > 1e-8 or g_res < 1e-6):
-        out.status = Status.REFUTED
-        out.message += "; not a stationary point, or no descent direction by adding a neuron"
-    return out
+    return out.require(grad <= 1e-8 and g_res >= 1e-6, "not a stationary point, or no descent direction by adding a neuron")
 
 
 # -- §6 item 5: excess risk of the two-piece estimator (N16) --------------------------------------------

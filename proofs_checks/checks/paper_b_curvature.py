@@ -48,10 +48,7 @@ def upper_bound_counterexample(ctx: Context) -> Outcome:
                        side="<=", slack=4 * np.finfo(float).eps * bound,
                        message=f"μ = {mu:g}; paper's claim refuted: paper's bound {paper_up:g} < μ; corrected {corrected_up:g}; "
                                f"lower bound {low:g}")
-    if not ctx.mutate and not mu > paper_up:
-        out.status = Status.REFUTED
-        out.message = "the counterexample no longer violates the paper's bound. " + out.message
-    return out
+    return out.require(ctx.mutate or mu > paper_up, "the counterexample no longer violates the paper's bound")
 
 
 @check("B.lem7.bounds_random", statement="B.lem7",

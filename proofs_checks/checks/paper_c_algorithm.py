@@ -171,9 +171,7 @@ def eq15_norm_bounds(ctx: Context) -> Outcome:
                        "float64 rounding of sums of ≤ 30 squares and ≤ 20 square roots: relative error ≤ 64·eps ≈ 1.4e-14",
                        slack=64 * EPS, message=f"{len(runs)} instances; max ratio {max(ratios):.6g}; "
                        f"identity Σ(a²+‖w‖²) = 2Σ‖y_S‖ relative error {identity_err:.2g}")
-    if identity_err > 64 * EPS:
-        out.status = Status.REFUTED
-    return out
+    return out.require(identity_err <= 64 * EPS, f"identity Σ(a²+‖w‖²) = 2Σ‖y_S‖ off by {identity_err:.2g} > 64·eps")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -416,9 +414,7 @@ def norm_bound(ctx: Context) -> Outcome:
                        message=f"max ‖θ_∞‖²/(‖y‖_∞ n^{power:g}) = {normalized.max():.4g}; learned/min-norm ratio in "
                        f"[{ratios.min():.4g}, {ratios.max():.4g}]",
                        ratio_min=float(ratios.min()), ratio_max=float(ratios.max()))
-    if ratios.min() < 1 - 1e-12:
-        out.status = Status.REFUTED
-    return out
+    return out.require(ratios.min() >= 1 - 1e-12, "a learned norm below the minimum norm")
 
 
 def fitted_slope(data: dict, column: int = 0, boot: int = 400, seed=0) -> tuple[float, float]:
