@@ -54,6 +54,7 @@ from .errors import RelucheckInputError
 from .instances import Instance
 from .network import PAPER_A, Convention
 from .precision_guard import guarded
+from .taylor_limbs import LimbOverflow, LimbStep, fixed_format
 
 MIN_DIGITS = 15  # below this mpmath is no more precise than float64: use a float64 engine
 SAFETY = mpmath.mpf("0.9")  # fraction of the Jorba–Zou step actually taken
@@ -148,7 +149,8 @@ def to_mp(arr) -> np.ndarray:
 
 def _mpf_to_arb(x) -> arb:
     sign, man, exp, _ = mpmath.mpf(x)._mpf_
-    return arb(arf((-man if sign else man, exp)))
+    man = int(man)
+    return arb(arf((-man if sign else man, int(exp))))
 
 
 def _arb_to_mpf(v: arb) -> mpmath.mpf:
@@ -191,6 +193,8 @@ class _Problem:
         self.n, self.d = self.X.shape
         self.G = self.X @ self.X.T
         self.identity = all(self.G[i, k] == (1 if i == k else 0) for i in range(self.n) for k in range(self.n))
+        self.X_is_identity = self.d == self.n and all(self.X[i, k] == (1 if i == k else 0)
+                                                      for i in range(self.n) for k in range(self.n))
         self.scale = exact_mpf(convention.scale)
         self.c = self.scale * exact_mpf(convention.time_factor) / self.n
         self.T = mpmath.mpf(time_scale)
@@ -199,11 +203,14 @@ class _Problem:
         self.scale_arb, self.cT_arb = _mpf_to_arb(self.scale), _mpf_to_arb(self.cT)
 
     def residuals(self, a, Z, act):
-        return self.y - self.scale * ((Z * act) @ a)
+        """r_i = y_i − scale Σ_j act_ij a_j Z_ij (mpmath.fdot over the active pairs)."""
+        aj = list(a)
+        return np.array([self.y[i] - self.scale * mpmath.fdot([(aj[j], Z[i, j]) for j in np.flatnonzero(act[i])])
+                         for i in range(Z.shape[0])], dtype=object)
 
     def loss(self, a, Z, act):
         r = self.residuals(a, Z, act)
-        return (r @ r) / (2 * self.n)
+        return mpmath.fdot(r, r) / (2 * self.n)
 
     def dZ(self, a, Z, act):
         """dZ/dτ = G · T c act∘(r aᵀ) for a given pattern (used to decide components on the kink)."""
@@ -299,12 +306,92 @@ def _settle_pattern(prob: _Problem, a, Z, act, kink_tol):
     return new
 
 
+class _ArbStep:
+    """One step's series from the python-flint arb kernel (`_Problem.coefficients`): any inputs."""
+
+    def __init__(self, prob: _Problem, a, Z, act, K: int):
+        self.prob, self.K = prob, K
+        A, self.Zs, self.BT = prob.coefficients(to_arb(a), to_arb(Z), act, K)
+        self.A = to_mpf(A)
+
+    def jorba_zou(self, tol, sizes):
+        return _step_size(self.A[self.K - 1:], to_mpf(self.Zs[self.K - 1:]), sizes, tol, self.K)
+
+    def quantize(self, h):
+        return h, h
+
+    def state_at(self, h):
+        return _horner(list(self.A), h), to_mpf(_horner(list(self.Zs), _mpf_to_arb(h)))
+
+    def z_coefficients(self, i, j):
+        return list(to_mpf(self.Zs[:, i, j]))
+
+    def a_coefficients(self):
+        return self.A
+
+    def new_weights(self, W, Z_old, Z_new, h):
+        return W + to_mpf(_horner(list(self.BT), _mpf_to_arb(h))).T @ self.prob.X
+
+
+class _LimbStepInTau(LimbStep):
+    """`numerics.taylor_limbs.LimbStep` seen through the step interface of `taylor_flow` (τ units)."""
+
+    def jorba_zou(self, tol, sizes):
+        """The Jorba–Zou step, at most the time unit H (σ ≤ 1: the fixed format holds the c̃_k to 2^-P absolutely)."""
+        self.sigma_jz = self.step_sigma(float(mpmath.log(tol)), float(SAFETY))
+        return self.H * mpmath.mpf(min(self.sigma_jz, 1.0))
+
+    def new_weights(self, W, Z_old, Z_new, token):
+        if self.prob_X_is_identity:  # Z = X Wᵀ = Wᵀ
+            return Z_new.T.copy()
+        return W + (Z_new - Z_old).T @ self.prob_X  # G = I: dW = B' X and dZ = G B'ᵀ = B'ᵀ
+
+    def next_time_unit(self) -> int:
+        """Time unit of the next step: the power of two just above this step's Jorba–Zou step, at most doubled."""
+        if not math.isfinite(self.sigma_jz) or self.sigma_jz >= 1:
+            return self.h_exp + 1
+        return self.h_exp + math.ceil(math.log2(self.sigma_jz))
+
+
+def _limb_kernel_applies(prob: _Problem, kernel: str) -> bool:
+    if kernel not in ("auto", "limbs", "arb"):
+        raise RelucheckInputError(f"kernel must be 'auto', 'limbs' or 'arb', got {kernel!r}")
+    power_of_two = bool(prob.scale > 0 and mpmath.ldexp(1, int(mpmath.floor(mpmath.log(prob.scale, 2)))) == prob.scale)
+    if kernel == "limbs" and not prob.identity:
+        raise RelucheckInputError("the limb kernel needs orthonormal inputs (X Xᵀ = I exactly); use kernel='arb'")
+    if kernel == "limbs" and not power_of_two:
+        raise RelucheckInputError(f"the limb kernel needs a power-of-two output scale, the convention has "
+                                  f"{mpmath.nstr(prob.scale, 8)}; use kernel='arb'")
+    return kernel != "arb" and prob.identity and power_of_two
+
+
+def _initial_time_unit(prob: _Problem) -> int:
+    """A power of two below 1/(rate bound T c (1 + Σ|y|)): the first step's time unit (it grows by doubling)."""
+    rate = float(abs(prob.cT)) * (1.0 + float(sum(abs(v) for v in prob.y)))
+    return -int(math.ceil(math.log2(max(rate, 1e-300))))
+
+
+def _limb_step(prob, a, Z, act, K, fmt, h_exp, retries: int = 40):
+    """A `_LimbStepInTau`, the time unit halved thrice at each overflow of the fixed format."""
+    for _ in range(retries):
+        try:
+            step = _LimbStepInTau(prob, a, Z, act, K, fmt, h_exp)
+            step.prob_X, step.prob_X_is_identity = prob.X, prob.X_is_identity
+            return step, h_exp
+        except LimbOverflow:
+            h_exp -= 3
+    raise ArithmeticError(f"fixed-point Taylor coefficients overflow at every time unit down to 2^{h_exp}")
+
+
 def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention = PAPER_A, digits: int = 40,
-                max_steps: int = 200_000, max_events: int = 10_000, order: int | None = None) -> TaylorTrajectory:
+                max_steps: int = 200_000, max_events: int = 10_000, order: int | None = None,
+                kernel: str = "auto") -> TaylorTrajectory:
     """Integrate dθ/dτ = −T·time_factor·∇L(θ) (σ'(0) = 0) from (a0, W0) to τ = ``tau_end`` at ``digits`` digits.
 
     X (n, d) any inputs, y (n,), a0 (m,), W0 (m, d) as floats or mpmath numbers; T = ``time_scale``
-    (a number or a decimal string, e.g. ln(1/λ) for C's accelerated time).
+    (a number or a decimal string, e.g. ln(1/λ) for C's accelerated time). ``kernel``: "limbs" (fixed point on
+    BLAS, `numerics.taylor_limbs`; orthonormal inputs and a power-of-two output scale), "arb" (python-flint, any
+    inputs) or "auto" (limbs where they apply).
     """
     check_precision(digits)
     start_clock = time.perf_counter()
@@ -326,40 +413,55 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
         act = _settle_pattern(prob, a, Z, np.zeros(Z.shape, dtype=bool), kink_tol)
         tau = mpmath.mpf(0)
         def balance(a, W):
-            return np.array([a[j] ** 2 - sum(w * w for w in W[j]) for j in range(len(a))], dtype=object)
+            return np.array([a[j] ** 2 - mpmath.fdot(W[j], W[j]) for j in range(len(a))], dtype=object)
 
         taus, a_s, Z_s, losses, polys, events = [tau], [a.copy()], [Z.copy()], [prob.loss(a, Z, act)], [], []
         balances = [balance(a, W)]
         status, message = "success", "reached the final time"
         steps = 0
         stuck = 0  # consecutive events with a zero-length step: a sliding mode (Filippov), not resolvable by events
+        use_limbs = _limb_kernel_applies(prob, kernel)
+        fmt = fixed_format(digits) if use_limbs else None
+        h_exp = _initial_time_unit(prob) if use_limbs else None
         while tau < tau_end:
             if steps >= max_steps:
                 status, message = "step_limit", f"stopped after {max_steps} steps at τ = {mpmath.nstr(tau, 12)}"
                 break
-            A, Zs, BT = prob.coefficients(to_arb(a), to_arb(Z), act, K)
-            sizes = _neuron_sizes(a, Z)
-            h = min(_step_size(to_mpf(A[K - 1:]), to_mpf(Zs[K - 1:]), sizes, tol, K), tau_end - tau)
-            Zh = to_mpf(_horner(list(Zs), _mpf_to_arb(h)))
+            if use_limbs:
+                step, h_exp = _limb_step(prob, a, Z, act, K, fmt, h_exp)
+            else:
+                step = _ArbStep(prob, a, Z, act, K)
+            h_jz = step.jorba_zou(tol, None if use_limbs else _neuron_sizes(a, Z))
+            last = h_jz >= tau_end - tau
+            h, token = step.quantize(min(h_jz, tau_end - tau))
+            a_new, Z_new = step.state_at(token)
             # events: active components reaching 0 from above, negative inactive ones reaching 0 from below
             hit, first = None, h
-            for i, j in zip(*np.nonzero(act & np.array(Zh <= 0, dtype=bool)), strict=False):
-                coeffs = list(to_mpf(Zs[:, i, j]))
+            candidates = list(zip(*np.nonzero(act & np.array(Z_new <= 0, dtype=bool)), strict=False))
+            if use_limbs and len(candidates) > 1:  # locate only the earliest (float estimates; near-ties all kept)
+                est = step.first_roots(candidates, h)
+                cut = est.min() * (1 + 1e-6) + 1e-300
+                candidates = [c for c, e in zip(candidates, est, strict=True) if e <= cut or not np.isfinite(e)]
+            for i, j in candidates:
+                coeffs = step.z_coefficients(i, j)
                 if _horner(coeffs, first) <= 0:
                     hit, first = (int(i), int(j), "deactivate"), _crossing(coeffs, first, tol)
             if not prob.identity:
-                for i, j in zip(*np.nonzero(~act & np.array(Z < 0, dtype=bool) & np.array(Zh > 0, dtype=bool)), strict=False):
-                    coeffs = list(-to_mpf(Zs[:, i, j]))
+                for i, j in zip(*np.nonzero(~act & np.array(Z < 0, dtype=bool) & np.array(Z_new > 0, dtype=bool)),
+                                strict=False):
+                    coeffs = [-c for c in step.z_coefficients(i, j)]
                     if _horner(coeffs, first) <= 0:
                         hit, first = (int(i), int(j), "activate"), _crossing(coeffs, first, tol)
-            h = first
-            hb = _mpf_to_arb(h)
-            A = to_mpf(A)
-            polys.append((tau, h, A))
-            a = _horner(list(A), h)
-            W = W + to_mpf(_horner(list(BT), hb)).T @ prob.X
-            Z = to_mpf(_horner(list(Zs), hb)) if prob.identity else prob.X @ W.T
-            tau = tau + h
+            if hit is not None:
+                last = False
+                h, token = step.quantize(first)
+                a_new, Z_new = step.state_at(token)
+            polys.append((tau, h, step.a_coefficients()))
+            W = step.new_weights(W, Z, Z_new, token)
+            a, Z = a_new, (Z_new if prob.identity else prob.X @ W.T)
+            tau = tau_end if last else tau + h
+            if use_limbs:
+                h_exp = step.next_time_unit()
             steps += 1
             stuck = stuck + 1 if hit is not None and h <= kink_tol * (1 + abs(tau)) else 0
             if stuck > 2 * Z.size:

@@ -1,0 +1,139 @@
+"""Exactness of the fixed-point limb arithmetic (`numerics.limbs`) and of the limb Taylor kernel
+(`numerics.taylor_limbs`) against Python integers and against the arb kernel of `numerics.taylor`."""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from numerics.errors import RelucheckInputError
+from numerics.limbs import FixedFormat, LimbOverflow
+from numerics.network import PAPER_C, paper_b
+from numerics.taylor import _Problem, flint_precision, taylor_flow, to_arb, to_mp, to_mpf
+from numerics.taylor_limbs import LimbStep, fixed_format
+
+FMT = FixedFormat(4, 2)  # 76 fraction bits, small enough for quick exhaustive-ish tests
+P = FMT.P
+values = st.integers(min_value=-(1 << (P + 10)), max_value=1 << (P + 10))  # |v·2^-P| < 2^10
+
+
+@given(st.lists(values, min_size=1, max_size=12))
+def test_limbs_round_trip(vs):
+    assert FMT.to_ints(FMT.from_ints(vs)) == vs
+
+
+@given(st.lists(st.tuples(values, values), min_size=1, max_size=40))
+def test_dot_is_the_exact_product_up_to_truncation(pairs):
+    us, vs = [u for u, _ in pairs], [v for _, v in pairs]
+    U = FMT.from_ints(us).T.reshape(FMT.L, len(us))  # one output: rows are its limbs
+    got = FMT.to_ints(FMT.dot(U, FMT.from_ints(vs), 1))[0]
+    exact = sum(u * v for u, v in zip(us, vs, strict=True))
+    # the only rounding: the low F limbs dropped once (at most 2 units of 2^-P, `FixedFormat.reduce`)
+    assert abs(got * (1 << P) - exact) <= 2 * (1 << P)
+
+
+def test_long_dot_products_are_cut_into_exact_pieces():
+    rng = np.random.default_rng(3)
+    us = [int(x) for x in rng.integers(-(1 << 40), 1 << 40, 3 * FMT.max_terms + 5)]
+    vs = [int(x) << (P - 20) for x in rng.integers(-(1 << 20), 1 << 20, len(us))]
+    U = FMT.from_ints(us).T.copy()
+    got = FMT.to_ints(FMT.dot(U, FMT.from_ints(vs), 1))[0]
+    exact = sum(u * v for u, v in zip(us, vs, strict=True))
+    assert abs(got * (1 << P) - exact) <= 2 * 4 * (1 << P)
+
+
+@given(st.lists(values, min_size=1, max_size=8), st.integers(min_value=0, max_value=1 << (P + 5)))
+def test_times_constant(vs, c):
+    got = FMT.to_ints(FMT.times(FMT.from_ints(vs), FMT.constant(c)))
+    for g, v in zip(got, vs, strict=True):
+        assert abs(g * (1 << P) - v * c) <= 2 * (1 << P)
+
+
+@given(st.lists(values, min_size=3, max_size=3), st.lists(st.integers(0, 200), min_size=3, max_size=3))
+def test_right_shift_per_row(vs, bits):
+    got = FMT.to_ints(FMT.right_shift(np.array(bits))(FMT.from_ints(vs)))
+    for g, v, b in zip(got, vs, bits, strict=True):
+        assert abs(g - v / 2**b) <= 2
+
+
+def test_overflow_is_reported_not_wrapped():
+    big = 1 << (P + 36)  # 2^36 > the 2^(19·2 − 3) headroom of two integer limbs
+    with pytest.raises(LimbOverflow):
+        FMT.from_ints([big])
+    x = FMT.from_ints([1 << (P + 20)])
+    with pytest.raises(LimbOverflow):
+        FMT.times(x, FMT.constant(1 << (P + 20)))  # 2^40
+
+
+def _instance(n=5, m=3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.standard_normal(n)
+    a = rng.standard_normal(m) * 0.1
+    Z = np.abs(rng.standard_normal((n, m))) * 0.1
+    return y, a, Z
+
+
+def test_limb_coefficients_equal_the_arb_kernel_including_a_tiny_neuron():
+    """Taylor coefficients of both kernels agree to a few units of 2^-P, relative to each neuron's size, even for a
+    neuron of size 1e-300 next to neurons of size 0.1 (per-neuron scales)."""
+    n, m, K, D = 5, 3, 30, 40
+    y, a0, Z0 = _instance(n, m)
+    with mpmath.workdps(D + 30), flint_precision(D + 30):  # the arb reference 30 digits beyond the limb format
+        prob = _Problem(np.eye(n), y, PAPER_C, "23.0")
+        a, Z = to_mp(a0), to_mp(Z0)
+        a[2] *= mpmath.mpf("1e-300")
+        Z[:, 2] *= mpmath.mpf("1e-300")
+        act = np.array(Z > 0, dtype=bool)
+        act[0, 0] = False
+        A, Zs, _ = prob.coefficients(to_arb(a), to_arb(Z), act, K)
+        A, Zs = to_mpf(A), to_mpf(Zs)
+        fmt = fixed_format(D)
+        step = LimbStep(prob, a, Z, act, K, fmt, -6)
+        unit = mpmath.ldexp(1, -6)
+        worst = mpmath.mpf(0)
+        for j in range(m):
+            size = max(abs(a[j]), max(abs(z) for z in Z[:, j]))
+            zc = [step.z_coefficients(i, j) for i in range(n)]
+            for k in range(K + 1):
+                worst = max(worst, abs(A[k, j] - step.a_coefficients()[k, j]) * unit**k / size)
+                worst = max(worst, max(abs(Zs[k, i, j] - zc[i][k]) for i in range(n)) * unit**k / size)
+        assert worst <= 8 * mpmath.ldexp(1, -fmt.P)
+
+
+def test_limb_and_arb_kernels_give_the_same_flow_with_events():
+    """Orthonormal data in the data basis, B's convention (scale 1/p is not a power of two → arb) vs C's (limbs):
+    here C's convention through several deactivation events, both kernels, same events and final state."""
+    rng = np.random.default_rng(5)
+    n, m, D = 6, 3, 24
+    y = rng.choice([-1.0, 1.0], n) * (0.3 + np.abs(rng.standard_normal(n)))
+    G = rng.standard_normal((m, n))
+    G /= np.linalg.norm(G, axis=1, keepdims=True)
+    s = rng.choice([-1.0, 1.0], m)
+    with mpmath.workdps(D):
+        lam = mpmath.mpf("1e-20")
+        a0, W0, L = s * lam, to_mp(G) * lam, -mpmath.log(lam)
+        runs = [taylor_flow(np.eye(n), y, a0, W0, 3.0, time_scale=L, convention=PAPER_C, digits=D, kernel=kern)
+                for kern in ("arb", "limbs")]
+    arb_run, limb_run = runs
+    assert arb_run.status == limb_run.status == "success"
+    assert len(arb_run.events) == len(limb_run.events) >= 2
+    assert [(e.neuron, e.datum) for e in arb_run.events] == [(e.neuron, e.datum) for e in limb_run.events]
+    with mpmath.workdps(D):
+        for e, f in zip(arb_run.events, limb_run.events, strict=True):
+            assert abs(e.tau - f.tau) <= mpmath.mpf(10) ** -(D - 4)
+        top = max(abs(v) for v in arb_run.a_final)
+        assert max(abs(u - v) for u, v in zip(arb_run.a_final, limb_run.a_final, strict=True)) <= top * 10.0 ** -(D - 6)
+
+
+def test_limb_kernel_refuses_inputs_it_cannot_take():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((3, 3))
+    with pytest.raises(RelucheckInputError, match="orthonormal"):
+        taylor_flow(X, np.ones(3), np.ones(2), np.ones((2, 3)), 1.0, digits=20, kernel="limbs")
+    with pytest.raises(RelucheckInputError, match="power-of-two"):
+        taylor_flow(np.eye(3), np.ones(3), np.ones(2), np.ones((2, 3)), 1.0, digits=20, kernel="limbs",
+                    convention=paper_b(3))
+    with pytest.raises(RelucheckInputError, match="kernel"):
+        taylor_flow(np.eye(3), np.ones(3), np.ones(2), np.ones((2, 3)), 1.0, digits=20, kernel="fast")
