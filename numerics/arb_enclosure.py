@@ -1,5 +1,5 @@
 """Validated enclosures of C's gradient flow with python-flint `arb` (interval Taylor method with a Picard
-a-priori enclosure), for orthonormal instances without activation events.
+a-priori enclosure), for orthonormal instances, through deactivation events.
 
 What is certified (every statement is a mathematical guarantee, given correct arb arithmetic):
 
@@ -9,10 +9,15 @@ What is certified (every statement is a mathematical guarantee, given correct ar
   pattern), so by Picard–Lindelöf every solution starting in [z_0] stays in B over the step. The state at
   τ_0 + s is enclosed by Σ_{k≤K} z_k([z_0]) s^k + z_{K+1}(B) s^{K+1} (Lagrange remainder: the (K+1)-th Taylor
   coefficient at some point of B). Coefficients come from the recurrence of `numerics.taylor` run in arb.
-* **The activation pattern.** Certified constant over the run: every active component has inf Z_ij > 0 on
-  every box B, and every inactive one is frozen (on orthonormal data dZ_ij ≡ 0 when inactive, σ'(0) = 0).
-  If an active component's box touches 0 (an event), `enclose_flow` stops with `HypothesisViolation`: events
-  are not handled by this validated integrator.
+* **The activation pattern.** Between events, every active component has inf Z_ij > 0 on every box B, and
+  every inactive one is frozen (on orthonormal data dZ_ij ≡ 0 when inactive, σ'(0) = 0; so only
+  deactivations occur). **Events**: when an active component's box touches 0, the step's enclosure (valid
+  for the old pattern, which is the true dynamics until the event) certifies Z_ij > 0 on [τ_0, τ_lo] and
+  Z_ij(τ_hi) < 0, refined by bisection to the working precision: the event time lies in [τ_lo, τ_hi]
+  (`Enclosure.events`). The state at the event lies in the old enclosure over [τ_lo, τ_hi] with Z_ij = 0
+  exactly; a Picard box of the new pattern over a time τ_hi − τ_lo from that set contains the state at τ_hi,
+  and the integration restarts there. On [τ_lo, τ_hi] the enclosure is the hull of both. Two components
+  whose event intervals overlap are not separated: `HypothesisViolation`.
 * **The loss** L(τ) and the **balancedness** q_j(τ) = a_j² − ‖w_j‖² at every step end, as intervals; the
   conservation law (C Prop. 1) then says q_j(0) ∈ q_j(τ)'s enclosure, which is checked.
 * **A threshold-crossing time**: the first τ with a_j(τ)² ≥ c (e.g. c = ‖y_S‖/2, the half-fit rule of spec
@@ -20,8 +25,8 @@ What is certified (every statement is a mathematical guarantee, given correct ar
   enclosures over sub-intervals, and a_j(τ_hi)² ≥ c is proved at τ_hi.
 
 The initial data are enclosures too: λ given as a decimal string ("1e-3" is not a binary number) and
-ln(1/λ) are arb balls. Not certified: anything after an event; the float64 inputs themselves are taken
-as exact.
+ln(1/λ) are arb balls. Not certified: the float64 inputs themselves are taken as exact; a pre-activation
+that is exactly 0 at τ = 0 or two events that cannot be separated stop the enclosure.
 """
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ from .network import PAPER_C
 from .scale import InitScale
 from .taylor import _Problem, check_precision, flint_precision, to_arb
 
-EVENTS = "no activation event along the enclosed trajectory (arb_enclosure handles fixed patterns only)"
+EVENTS = "separated activation events along the enclosed trajectory (arb_enclosure certifies one at a time)"
 
 
 def _hull(x: arb, y: arb) -> arb:
@@ -85,6 +90,7 @@ class Enclosure:
     balance: list  # (m,) arb per step end: a_j² − ‖w_j‖²
     digits: int
     order: int
+    events: list = None  # (τ_lo, τ_hi, neuron j, datum i): a deactivation certified inside [τ_lo, τ_hi]
 
     def state_at(self, tau):
         """Enclosure (a, Z) at an exact τ (float, mpf or arb point) inside the run."""
@@ -129,6 +135,51 @@ def _pattern_holds(BZ, act) -> bool:
     return all(BZ[i, j] > 0 for i, j in zip(*np.nonzero(act), strict=False))
 
 
+def _enclosed_step(prob, tau, h, a, Z, act, box, order) -> EnclosedStep:
+    """The step's Taylor enclosure: coefficients 0..K at [z_0], the remainder coefficient K+1 over the box."""
+    Ba, BZ = box
+    A, Zs, _ = prob.coefficients(a, Z, act, order)
+    RA, RZ, _ = prob.coefficients(Ba, BZ, act, order + 1)
+    return EnclosedStep(tau, arb(h), np.concatenate([A, RA[order + 1:]]), np.concatenate([Zs, RZ[order + 1:]]), Ba, BZ)
+
+
+def _locate_event(step: EnclosedStep, act, pieces: int = 16, refinements: int = 400):
+    """((i, j), s_lo, s_hi) with Z_ij > 0 certified on [0, s_lo] and Z_ij(s_hi) < 0 (times from the step start,
+    exact arb points), for the first active component to cross 0 in the step; None if no crossing is certified
+    or if another component may cross before s_hi."""
+    touching = [(int(i), int(j)) for i, j in zip(*np.nonzero(act), strict=False) if not step.box_Z[i, j] > 0]
+    found = []
+    for i, j in touching:
+        lo, hi = arb(0), None
+        width = step.h / pieces
+        for q in range(1, pieces + 1):  # coarse scan: the first piece end where Z_ij < 0 is certified
+            point = width * q
+            if step.Z_at(point)[i, j] < 0:
+                hi = point
+                break
+            if step.Z_at(_interval(lo.mid(), point.mid()))[i, j] > 0:
+                lo = point
+        if hi is None:
+            return None  # touching but not certified to cross within the step: the caller shortens the step
+        for _ in range(refinements):  # bisection while the enclosures still decide
+            mid = arb(((lo + hi) / 2).mid())
+            if step.Z_at(mid)[i, j] < 0:
+                hi = mid
+            elif step.Z_at(_interval(lo.mid(), mid.mid()))[i, j] > 0:
+                lo = mid
+            else:
+                break
+        found.append(((i, j), lo, hi))
+    if not found:
+        return None
+    found.sort(key=lambda f: float(f[2].mid()))
+    first = found[0]
+    if any(not other[1] > first[2] for other in found[1:]):
+        raise HypothesisViolation(EVENTS, f"events of components {[f[0] for f in found]} overlap near τ = "
+                                          f"{float((step.tau0 + first[1]).mid())}")
+    return first
+
+
 def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 40, order: int = 20,
                      max_steps: int = 20_000) -> Enclosure:
     """Validated enclosure of C's flow (Assumption 3 init, accelerated time) on [0, tau_end] (module docstring)."""
@@ -151,9 +202,6 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
         undecided = [(i, j) for i in range(n) for j in range(m) if not act[i, j] and not Z[i, j] <= 0]
         if undecided:
             raise HypothesisViolation(EVENTS, f"pre-activations {undecided} are not certified non-zero at τ = 0")
-        wrong = [(i, j) for i, j in zip(*np.nonzero(act), strict=False) if instance.signs[j] * instance.labels[i] < 0]
-        if wrong:
-            raise HypothesisViolation(EVENTS, f"wrong-sign active components {wrong} will be deactivated (events)")
 
         def summaries(a, Z):
             r = prob.y_arb - (Z * act) @ a
@@ -163,7 +211,7 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
 
         tau = arb(0)
         loss, bal = summaries(a, Z)
-        enc = Enclosure([], [tau], [a], [Z], [loss], [bal], digits, order)
+        enc = Enclosure([], [tau], [a], [Z], [loss], [bal], digits, order, [])
         tol = 10.0 ** -digits
         end = arb(tau_end)
         while tau < end:
@@ -174,24 +222,45 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
             A, Zs, _ = prob.coefficients(mid_a, mid_Z, act, order)
             remaining = float((end - tau).mid())
             h = min(_step(A, Zs, order, tol), remaining)  # a float: exact in arb, so every τ stays exact
+            event = None
             for _ in range(60):
                 box = _picard_box(prob, a, Z, act, h)
                 if box is not None and _pattern_holds(box[1], act):
                     break
-                if box is not None and h < 1e-12:
-                    raise HypothesisViolation(EVENTS, f"an active pre-activation reaches 0 near τ = {float(tau.mid())}")
+                if box is not None:
+                    step = _enclosed_step(prob, tau, h, a, Z, act, box, order)
+                    event = _locate_event(step, act)
+                    if event is not None:
+                        break
                 h = h / 2
             else:
                 raise RelucheckInputError(f"no a-priori enclosure found at τ = {float(tau.mid())} (radii too large)")
-            Ba, BZ = box
-            A, Zs, _ = prob.coefficients(a, Z, act, order)
-            RA, RZ, _ = prob.coefficients(Ba, BZ, act, order + 1)
-            A = np.concatenate([A, RA[order + 1:]])
-            Zs = np.concatenate([Zs, RZ[order + 1:]])
-            step = EnclosedStep(tau, arb(h), A, Zs, Ba, BZ)
-            enc.steps.append(step)
-            a, Z = step.a_at(arb(h)), step.Z_at(arb(h))
-            tau = tau + arb(h)
+            if event is None:
+                step = _enclosed_step(prob, tau, h, a, Z, act, box, order)
+                enc.steps.append(step)
+                a, Z = step.a_at(arb(h)), step.Z_at(arb(h))
+                tau = tau + arb(h)
+            else:
+                (i, j), lo, hi = event
+                new_act = act.copy()
+                new_act[i, j] = False
+                span = _interval(lo, hi)
+                a_e, Z_e = step.a_at(span), step.Z_at(span)  # the state at the event: old enclosure, Z_ij = 0
+                Z_e = Z_e.copy()
+                Z_e[i, j] = arb(0)
+                after = _picard_box(prob, a_e, Z_e, new_act, float((hi - lo).mid()) * (1 + 1e-6))
+                if after is None or not _pattern_holds(after[1], new_act):
+                    raise HypothesisViolation(EVENTS, f"no enclosure of the new pattern across the event at τ ≈ "
+                                                      f"{float((tau + lo).mid())}")
+                if lo > 0:
+                    enc.steps.append(EnclosedStep(tau, lo, step.A, step.Zs, step.box_a, step.box_Z))
+                hull_a = np.array([_hull(x, y) for x, y in zip(a_e, after[0], strict=True)], dtype=object)
+                hull_Z = np.array([[_hull(x, y) for x, y in zip(r1, r2, strict=True)]
+                                   for r1, r2 in zip(step.Z_at(span), after[1], strict=True)], dtype=object)
+                enc.steps.append(EnclosedStep(tau + lo, hi - lo, hull_a[None], hull_Z[None], hull_a, hull_Z))
+                enc.events.append((tau + lo, tau + hi, j, i))
+                a, Z, act = after[0], after[1], new_act
+                tau = tau + hi
             loss, bal = summaries(a, Z)
             enc.taus.append(tau)
             enc.a.append(a)

@@ -30,6 +30,16 @@ time, K·10^{digits/K}, is smallest at K ≈ 2.3·digits. Measured (golden examp
 λ = 1e-300, K = 35/60/90: 563/174/96 steps, 7.2/4.9/5.9 s; 60 digits, λ = 1e-1000, K = 120/160:
 280/180 steps, 26.8/27.2 s (K = 69: 1063 steps, 65 s to τ = 1.6).
 
+Kernels (the Cauchy sums, ~(3/2)K²nm products per step, are the whole cost): ``kernel="limbs"``
+(`numerics.taylor_limbs`, orthonormal inputs and a power-of-two output scale, the default there) computes each
+order's three sums as exact float64 matrix products on 19-bit fixed-point limbs, in a time unit H = 2^e near the
+step and with per-neuron power-of-two scales; ``kernel="arb"`` (any inputs) uses python-flint arb numbers in
+object arrays. Both implement one step interface (`_ArbStep`, `_LimbStepInTau`: Jorba–Zou step, state at a step,
+coefficients of a pre-activation for events, coefficients of a for jump times). Measured on the n = 16, m = 8
+instance of `bench.bench_high_precision` at λ = 1e-1000 through the last jump (τ = 13.38), one BLAS thread:
+30 digits 21.6 s (780 steps), 40 digits 29.4 s (619 steps), 60 digits 60–63 s (461 steps; 46.4 s with two BLAS
+threads); the arb kernel took 474 s at 60 digits in the previous version.
+
 Events: an active pre-activation reaching 0 (or, for non-orthogonal data, a negative inactive one
 reaching 0) is located as the root of its Taylor polynomial in the step (bracketed Illinois /
 Newton to working precision); the integration stops there, the component is set exactly on the

@@ -15,8 +15,19 @@ from numerics.flow import gradient_flow
 from numerics.instances import Instance
 from numerics.network import field, paper_b
 from numerics.precision_guard import apply_guard, guarded
-from numerics.taylor import (_Problem, check_precision, exact_mpf, flint_precision, level_crossing, mpmath_taylor,
-                             taylor_flow, to_arb, to_mp, to_mpf)
+from numerics.taylor import (
+    _mpf_to_arb,
+    _Problem,
+    check_precision,
+    exact_mpf,
+    flint_precision,
+    level_crossing,
+    mpmath_taylor,
+    taylor_flow,
+    to_arb,
+    to_mp,
+    to_mpf,
+)
 from proofs_checks.result import Outcome, Status
 from theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
 
@@ -234,10 +245,30 @@ def test_enclosure_contains_single_neuron_closed_form():
     assert len(enc.steps) > 3
 
 
-def test_enclosure_refuses_events():
+def test_enclosure_certifies_an_event_and_continues():
+    """A wrong-sign component deactivates: its certified event interval contains the mpmath event time, and the
+    enclosure after the event contains the mpmath final state."""
     inst = Instance(np.eye(2), np.array([1.0, -1.0]), np.array([[0.6, 0.8]]), np.ones(1))
-    with pytest.raises(HypothesisViolation, match="wrong-sign active components"):
-        enclose_instance(inst, "0.1", 1.0, digits=20)
+    enc = enclose_instance(inst, "0.1", 1.5, digits=30, order=30)
+    assert len(enc.events) == 1 and enc.events[0][2:] == (0, 1)
+    lo, hi = enc.events[0][:2]
+    with mpmath.workdps(40):
+        lam = mpmath.mpf("0.1")
+        traj = taylor_flow(np.eye(2), inst.labels, np.array([lam], dtype=object),
+                           np.array([[lam * mpmath.mpf(0.6), lam * mpmath.mpf(0.8)]], dtype=object), 1.5,
+                           time_scale=-mpmath.log(lam), digits=40)
+        with flint_precision(40):
+            event = _mpf_to_arb(traj.events[0].tau)
+            assert lo <= event and event <= hi
+            assert enc.a[-1][0].contains(_mpf_to_arb(traj.a_final[0]))
+    assert float((hi - lo).mid()) < 1e-25
+
+
+def test_enclosure_refuses_simultaneous_events():
+    """Two identical wrong-sign components reach 0 at the same time: the events cannot be separated."""
+    inst = Instance(np.eye(4), np.array([1.0, -1.0, -1.0, 2.0]), np.array([[0.5, 0.5, 0.5, 0.5]]), np.ones(1))
+    with pytest.raises(HypothesisViolation, match="overlap"):
+        enclose_instance(inst, "0.1", 1.0, digits=20, order=20)
 
 
 def test_certified_crossing_brackets_the_mpmath_root():
