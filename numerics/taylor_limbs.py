@@ -90,49 +90,84 @@ class LimbStep:
         alpha0 = fmt.from_ints([_fixed(a[j], P, int(self.b[j])) for j in range(m)])
         zeta0 = fmt.from_ints([_fixed(Z[i, j], P, int(self.b[j])) for i in range(n) for j in range(m)]).reshape(n, m, L)
         y_rel = fmt.from_ints([_fixed(v, P, self.b_r) for v in prob.y])
-        actL = act.astype(np.float64)[:, :, None]
         to_abs = fmt.right_shift(self.b_r - scale_exp - 2 * self.b)  # α_j·scale·s_j²/s_r, per neuron j
         # f_k = T c H s_r/(k+1) in the fixed format (c T = prob.cT)
         f_base = _fixed(prob.cT, P, -(self.h_exp + self.b_r))
-        # ---- buffers laid out so that every contraction is one strided matrix product (see module docstring)
+        # ---- active pairs, grouped by neuron: slot s of neuron j is datum idx[j, s] (padding slots are masked)
+        counts = act.sum(axis=0)
+        S_max = max(int(counts.max()), 1)
+        idx = np.zeros((m, S_max), dtype=np.int64)
+        valid = np.zeros((m, S_max), dtype=bool)
+        for j in range(m):
+            rows = np.flatnonzero(act[:, j])
+            idx[j, :len(rows)], valid[j, :len(rows)] = rows, True
+        validL = valid.astype(np.float64)[:, :, None]
+        scatter = np.zeros((n, m * S_max))  # ρ_i = Σ over the slots holding datum i
+        for j in range(m):
+            for s in np.flatnonzero(valid[j]):
+                scatter[idx[j, s], j * S_max + s] = 1.0
+        # ---- buffers: batched over neurons, so that each order's three sums are three stacked matrix products
         # (every entry read at order k was written at an order ≤ k, so the buffers are reused from step to step)
-        key = (n, m, K, L)
+        key = (m, S_max, K, L)
         if key not in _WORKSPACE:
             _WORKSPACE.clear()
-            _WORKSPACE[key] = (np.zeros((n, L, K + 1, m)), np.zeros((m, L, K + 1, n)), np.zeros(((K + 1) * m, L)),
-                               np.zeros((K + 1, m * L)), np.zeros(((K + 1) * n, L)), np.zeros((n, L, K + 1)))
-        AZi, AZj, Arev, Aout, Rrev, Rout = _WORKSPACE[key]
-        # AZi [i, p, l, j]: act∘ζ_l (for r); AZj [j, p, l, i]: act∘ζ_l (for da); Arev row (K−l)·m + j: α_l,j·scale s_j²/s_r
-        # Aout row l: α_l (j, q); Rrev row (K−l)·n + i: ρ_l,i; Rout [i, p, K−l]: ρ_l,i
+            _WORKSPACE[key] = (np.zeros((m, S_max, L, K + 1)), np.zeros((m, L, K + 1, S_max)),
+                               np.zeros((m, K + 1, L)), np.zeros((m, K + 1, L)),
+                               np.zeros((m, K + 1, S_max, L)), np.zeros((m, S_max, L, K + 1)))
+        Zr, Zd, Ahat, Aout, Rd, Ro = _WORKSPACE[key]
+        # Zr [j, s, p, l]: ζ_l on slot s (for r); Zd [j, p, l, s]: the same (for da); Ahat [j, K−l]: α_l,j·scale s_j²/s_r;
+        # Aout [j, l]: α_l,j; Rd [j, K−l, s]: ρ_l at datum idx[j, s] (for da); Ro [j, s, p, K−l]: the same (for the
+        # outer products ρ aᵀ)
         alpha = np.empty((K + 1, m, L))
-        zeta = np.empty((K + 1, n, m, L))
+        zeta = np.empty((K + 1, m, S_max, L))
 
         def store(k, al, ze):
             alpha[k], zeta[k] = al, ze
-            Arev[(K - k) * m:(K - k + 1) * m] = to_abs(al)
-            Aout[k] = al.reshape(m * L)
-            az = ze * actL
-            AZi[:, :, k, :] = az.transpose(0, 2, 1)
-            AZj[:, :, k, :] = az.transpose(1, 2, 0)
+            Ahat[:, K - k] = to_abs(al)
+            Aout[:, k] = al
+            Zr[:, :, :, k] = ze
+            Zd[:, :, k, :] = ze.transpose(0, 2, 1)
 
-        store(0, alpha0, zeta0)
+        store(0, alpha0, zeta0[idx, np.arange(m)[:, None]] * validL)
         LL = L * L
-        S = np.empty((m + n * m, 2 * L - 1))
+        S = np.empty((m + m * S_max, 2 * L - 1))
         toeplitz = _constants(fmt, f_base, K)
+        block = max(1, fmt.max_terms // S_max)  # orders per exact piece of the da sums (w·S_max·L ≤ 2^15.8)
         for k in range(K):
             w = k + 1
-            h = fmt.dot(AZi[:, :, :w, :].reshape(n * L, w * m), Arev[(K - k) * m:(K + 1) * m], n)
+            # r_k: per neuron Σ_l ζ_l α̂_{k−l} on its slots, then summed over the neurons active at each datum
+            C = np.matmul(Zr[:, :, :, :w].reshape(m, S_max * L, w), Ahat[:, K - k:])
+            h = fmt.reduce(scatter @ (C.reshape(m * S_max, LL) @ fmt.antidiagonal))
             rho = loose_carry(y_rel - h) if k == 0 else -h
-            Rrev[(K - k) * n:(K - k + 1) * n] = rho
-            Rout[:, :, K - k] = rho
-            # da (m rows) and Σ_l ρ_{k−l} α_lᵀ (n·m rows), limb by limb, reduced and scaled by f_k together
-            C_da = (AZj[:, :, :w, :].reshape(m * L, w * n) @ Rrev[(K - k) * n:(K + 1) * n]).reshape(m, LL)
-            C_out = (Rout[:, :, K - k:].reshape(n * L, w) @ Aout[:w]).reshape(n, L, m, L)
-            S[:m] = C_da @ fmt.antidiagonal
-            S[m:] = C_out.transpose(0, 2, 1, 3).reshape(n * m, LL) @ fmt.antidiagonal
-            new = fmt.times(fmt.reduce(S), toeplitz[k])
-            store(k + 1, new[:m], new[m:].reshape(n, m, L) * actL)
-        self.alpha, self.zeta = alpha, zeta
+            g = rho[idx] * validL  # (m, S_max, L): ρ_k on each neuron's slots
+            Rd[:, K - k] = g
+            Ro[:, :, :, K - k] = g
+            # da_j = Σ_l Σ_s ζ_l,s ρ_{k−l},s and the outer products Σ_l ρ_{k−l} α_l on the slots, reduced and scaled
+            # by f_k together
+            C_out = np.matmul(Ro[:, :, :, K - k:].reshape(m, S_max * L, w), Aout[:, :w])
+            S[m:] = C_out.reshape(m * S_max, LL) @ fmt.antidiagonal
+            if w <= block:  # the da sums are exact in one product: reduce them with the outer products
+                C_da = np.matmul(Zd[:, :, :w, :].reshape(m, L, w * S_max), Rd[:, K - k:].reshape(m, w * S_max, L))
+                S[:m] = C_da.reshape(m, LL) @ fmt.antidiagonal
+                new = fmt.times(fmt.reduce(S), toeplitz[k])
+            else:  # longer than `FixedFormat.max_terms`: exact pieces over blocks of orders, each reduced, then added
+                da = 0.0
+                for l0 in range(0, w, block):
+                    l1 = min(w, l0 + block)
+                    C_da = np.matmul(Zd[:, :, l0:l1, :].reshape(m, L, (l1 - l0) * S_max),
+                                     Rd[:, K - k + l0:K - k + l1].reshape(m, (l1 - l0) * S_max, L))
+                    da = da + fmt.reduce(C_da.reshape(m, LL) @ fmt.antidiagonal)
+                S[:m] = 0.0
+                new = fmt.times(fmt.reduce(S), toeplitz[k])
+                new[:m] = fmt.times(loose_carry(da), toeplitz[k])
+            store(k + 1, new[:m], new[m:].reshape(m, S_max, L) * validL)
+        self.alpha = alpha
+        # the full (K+1, n, m, L) series of the pre-activations: ζ_0 everywhere, higher orders on the active pairs
+        full = np.zeros((K + 1, n, m, L))
+        full[0] = zeta0
+        jj, ss = np.nonzero(valid)
+        full[1:, idx[jj, ss], jj] = zeta[1:, jj, ss]
+        self.zeta = full
 
     # ------------------------------------------------------------------ step size and evaluation
     def _log_norms(self, k: int) -> np.ndarray:
