@@ -75,7 +75,7 @@ class TaylorEvent:
     tau: mpmath.mpf
     neuron: int
     datum: int
-    kind: str  # "deactivate" or "activate"
+    kind: str  # "deactivate", "activate", "slide" (enters a sliding mode), "leave_down", "leave_up" (leaves one)
 
 
 @dataclass
@@ -222,18 +222,54 @@ class _Problem:
         r = self.residuals(a, Z, act)
         return mpmath.fdot(r, r) / (2 * self.n)
 
-    def dZ(self, a, Z, act):
-        """dZ/dτ = G · T c act∘(r aᵀ) for a given pattern (used to decide components on the kink)."""
+    def dZ(self, a, Z, act, slide=None):
+        """dZ/dτ = G · B'ᵀ for a given pattern (used to decide components on the kink): B'ᵀ = T c act∘(r aᵀ), or
+        with sliding components B'ᵀ_:j = T c a_j P_j r (`projections`)."""
         r = self.residuals(a, Z, act)
-        BT = self.cT * (act * np.outer(r, a))
+        P = self.projections(act, slide)
+        if P is None:
+            BT = self.cT * (act * np.outer(r, a))
+        else:
+            BT = np.array([[self.cT * a[j] * sum(P[j][i, q] * r[q] for q in range(len(r))) for j in range(len(a))]
+                           for i in range(len(r))], dtype=object)
         return BT if self.identity else self.G @ BT
 
-    def coefficients(self, a, Z, act, K: int):
+    def projections(self, act, slide):
+        """Filippov sliding (A. F. Filippov 1988, ch. 2 §4): P_j with B'_j = T c a_j P_j r, or None without sliding.
+
+        A component (i, j) held on the kink (slide) takes the activation weight η_ij ∈ (0, 1) for which
+        dZ_ij = 0: with A = act[:, j], Σ = slide[:, j], the weighted residuals v = P_j r are v_A = r_A,
+        v_Σ = −G_ΣΣ⁻¹ G_ΣA r_A (η_i = v_i / r_i), 0 elsewhere. Linear in r, so the field stays polynomial.
+        """
+        if slide is None or not slide.any():
+            return None
+        n, m = act.shape
+        out = []
+        for j in range(m):
+            P = mpmath.zeros(n, n)
+            A, S = np.flatnonzero(act[:, j]), np.flatnonzero(slide[:, j])
+            for i in A:
+                P[int(i), int(i)] = 1
+            if len(S) and len(A):
+                GSS = mpmath.matrix([[self.G[s, t] for t in S] for s in S])
+                GSA = mpmath.matrix([[self.G[s, q] for q in A] for s in S])
+                M = -(GSS ** -1) * GSA
+                for u, s in enumerate(S):
+                    for v, q in enumerate(A):
+                        P[int(s), int(q)] = M[u, v]
+            out.append(P)
+        return out
+
+    def coefficients(self, a, Z, act, K: int, projections=None, series: bool = False):
         """Taylor coefficients 0..K of a(s), Z(s), Bᵀ(s) (B(0) = 0) for the fixed pattern ``act``.
 
         a, Z are dtype=object arrays of python-flint ``arb`` (exact midpoints of the mpmath state):
-        the Cauchy sums are ~(3/2)K²nm products, and arb's are ~18× cheaper than mpf's (bench).
+        the Cauchy sums are ~(3/2)K²nm products, and arb's are ~18× cheaper than mpf's (bench). With sliding
+        components, ``projections`` (`projections`) replace act∘r in B' by the weighted residuals P_j r. With
+        ``series`` also the residual series R (K+1, n) and the weighted residuals V (K+1, n, m) are returned.
         """
+        if projections is not None or series:
+            return self._coefficients_projected(a, Z, act, K, projections)
         n, m = Z.shape
         zero = arb(0)
         A = np.empty((K + 1, m), dtype=object)
@@ -256,6 +292,42 @@ class _Problem:
             Zs[k + 1] = BT[k + 1] if self.identity else self.G_arb @ BT[k + 1]
             AZ[k + 1] = Zs[k + 1] * actf
         return A, Zs, BT
+
+
+def _coefficients_projected(self, a, Z, act, K: int, projections):
+    """`_Problem.coefficients` with B'_j = T c a_j P_j r (sliding components), returning also R and V."""
+    n, m = Z.shape
+    zero = arb(0)
+    if projections is None:
+        P = [np.diag([arb(1) if act[i, j] else zero for i in range(n)]) for j in range(m)]
+    else:
+        P = [np.array([[_mpf_to_arb(Pj[i, q]) for q in range(n)] for i in range(n)], dtype=object) for Pj in projections]
+    A = np.empty((K + 1, m), dtype=object)
+    Zs = np.empty((K + 1, n, m), dtype=object)
+    AZ = np.empty((K + 1, n, m), dtype=object)
+    R = np.empty((K + 1, n), dtype=object)
+    V = np.empty((K + 1, n, m), dtype=object)
+    BT = np.empty((K + 1, n, m), dtype=object)
+    actf = act.astype(object) * 1
+    A[0], Zs[0], AZ[0] = a, Z, Z * actf
+    BT[0] = np.full((n, m), zero, dtype=object)
+    for k in range(K + 1):
+        h = np.tensordot(AZ[: k + 1], A[k::-1], axes=([0, 2], [0, 1]))
+        R[k] = (self.y_arb if k == 0 else zero) - self.scale_arb * h
+        V[k] = np.stack([P[j] @ R[k] for j in range(m)], axis=1)
+        if k == K:
+            break
+        da = np.tensordot(AZ[: k + 1], R[k::-1], axes=([0, 1], [0, 1]))
+        outer = (V[k::-1] * A[: k + 1, None, :]).sum(axis=0)  # Σ_l (P_j r_{k−l})_i a_{l,j}
+        f = self.cT_arb / (k + 1)
+        A[k + 1] = f * da
+        BT[k + 1] = f * outer
+        Zs[k + 1] = BT[k + 1] if self.identity else self.G_arb @ BT[k + 1]
+        AZ[k + 1] = Zs[k + 1] * actf
+    return A, Zs, BT, R, V
+
+
+_Problem._coefficients_projected = _coefficients_projected
 
 
 def _neuron_sizes(a, Z):
@@ -302,27 +374,54 @@ def _crossing(coeffs, h, tol):
     return hi
 
 
-def _settle_pattern(prob: _Problem, a, Z, act, kink_tol):
-    """σ'(0) = 0 pattern: sign of Z away from the kink; on the kink active iff the field pushes Z up."""
+def _settle_pattern(prob: _Problem, a, Z, act, kink_tol, slide=None):
+    """σ'(0) = 0 pattern with Filippov sliding, as (act, slide).
+
+    Away from the kink, the sign of Z. A component on the kink (decided one at a time) is active if the field
+    computed with it inactive pushes it up and, with it active, does not push it back down; *sliding* if the
+    field pushes it up when inactive and down when active (both sides push it onto the kink: only on
+    non-orthogonal data, since on orthonormal data an inactive component has zero field); inactive otherwise.
+    """
     sizes = _neuron_sizes(a, Z)
-    thresh = np.array([[kink_tol * sizes[j] for j in range(Z.shape[1])] for _ in range(Z.shape[0])], dtype=object)
+    n, m = Z.shape
+    thresh = np.array([[kink_tol * sizes[j] for j in range(m)] for _ in range(n)], dtype=object)
     new = np.array(Z > thresh, dtype=bool)
     kink = np.array(abs(Z) <= thresh, dtype=bool)
-    if kink.any():
-        dZ = prob.dZ(a, Z, new)
-        dsz = _neuron_sizes(a, dZ)
-        push = np.array([[dZ[i, j] > kink_tol * dsz[j] for j in range(Z.shape[1])] for i in range(Z.shape[0])])
-        new |= kink & push
-    return new
+    slide_new = np.zeros(Z.shape, dtype=bool)
+    for i, j in zip(*np.nonzero(kink), strict=False):
+        off = prob.dZ(a, Z, new, slide_new)
+        if not off[i, j] > kink_tol * _neuron_sizes(a, off)[j]:
+            continue
+        on_act = new.copy()
+        on_act[i, j] = True
+        on = prob.dZ(a, Z, on_act, slide_new)
+        if on[i, j] < -kink_tol * _neuron_sizes(a, on)[j]:
+            slide_new[i, j] = True
+        else:
+            new[i, j] = True
+    return new, slide_new
 
 
 class _ArbStep:
-    """One step's series from the python-flint arb kernel (`_Problem.coefficients`): any inputs."""
+    """One step's series from the python-flint arb kernel (`_Problem.coefficients`): any inputs, sliding modes."""
 
-    def __init__(self, prob: _Problem, a, Z, act, K: int):
+    def __init__(self, prob: _Problem, a, Z, act, K: int, slide=None):
         self.prob, self.K = prob, K
-        A, self.Zs, self.BT = prob.coefficients(to_arb(a), to_arb(Z), act, K)
+        P = prob.projections(act, slide)
+        if P is None:
+            A, self.Zs, self.BT = prob.coefficients(to_arb(a), to_arb(Z), act, K)
+        else:
+            A, self.Zs, self.BT, self.R, self.V = prob.coefficients(to_arb(a), to_arb(Z), act, K, projections=P)
         self.A = to_mpf(A)
+
+    def slide_exit_polys(self, i, j):
+        """(kind, coefficients) of the two quantities whose zero ends the sliding of (i, j): sgn(r_i)·v_i (η → 0,
+        the component leaves downwards) and sgn(r_i)·(r_i − v_i) (η → 1, it leaves upwards); both > 0 while
+        η_ij = v_i / r_i ∈ (0, 1)."""
+        sign = 1 if float(self.R[0, i].mid()) > 0 else -1
+        v = [sign * x for x in to_mpf(self.V[:, i, j])]
+        w = [sign * x for x in to_mpf(self.R[:, i] - self.V[:, i, j])]
+        return [("leave_down", v), ("leave_up", w)]
 
     def jorba_zou(self, tol, sizes):
         return _step_size(self.A[self.K - 1:], to_mpf(self.Zs[self.K - 1:]), sizes, tol, self.K)
@@ -420,7 +519,7 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
         tol = mpmath.mpf(10) ** (-digits)
         kink_tol = mpmath.mpf(10) ** (-(digits - 5))
         Z = prob.X @ W.T
-        act = _settle_pattern(prob, a, Z, np.zeros(Z.shape, dtype=bool), kink_tol)
+        act, slide = _settle_pattern(prob, a, Z, np.zeros(Z.shape, dtype=bool), kink_tol)
         tau = mpmath.mpf(0)
         def balance(a, W):
             return np.array([a[j] ** 2 - mpmath.fdot(W[j], W[j]) for j in range(len(a))], dtype=object)
@@ -440,7 +539,7 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
             if use_limbs:
                 step, h_exp = _limb_step(prob, a, Z, act, K, fmt, h_exp)
             else:
-                step = _ArbStep(prob, a, Z, act, K)
+                step = _ArbStep(prob, a, Z, act, K, slide)
             h_jz = step.jorba_zou(tol, None if use_limbs else _neuron_sizes(a, Z))
             last = h_jz >= tau_end - tau
             h, token = step.quantize(min(h_jz, tau_end - tau))
@@ -462,6 +561,10 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
                     coeffs = [-c for c in step.z_coefficients(i, j)]
                     if _horner(coeffs, first) <= 0:
                         hit, first = (int(i), int(j), "activate"), _crossing(coeffs, first, tol)
+            for i, j in zip(*np.nonzero(slide), strict=False):  # sliding components leaving the kink
+                for kind, coeffs in step.slide_exit_polys(i, j):
+                    if _horner(coeffs, first) <= 0:
+                        hit, first = (int(i), int(j), kind), _crossing(coeffs, first, tol)
             if hit is not None:
                 last = False
                 h, token = step.quantize(first)
@@ -478,15 +581,26 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
                 status, message = "sliding_mode", (f"pre-activations chatter on the kink at τ = {mpmath.nstr(tau, 12)} "
                                                    "(a sliding mode of the σ'(0) = 0 flow): stopped")
                 break
+            on_kink = [(int(i), int(j)) for i, j in zip(*np.nonzero(slide), strict=False)]
             if hit is not None:
                 i, j, kind = hit
                 events.append(TaylorEvent(tau, j, i, kind))
-                W[j] = W[j] - Z[i, j] * prob.X[i] / prob.G[i, i]  # put the component exactly on the kink
+                on_kink.append((i, j))
+                if kind in ("leave_down", "leave_up"):
+                    slide[i, j] = False
+            for i, j in on_kink:  # components on the kink (an event, a sliding mode) put exactly at 0
+                W[j] = W[j] - Z[i, j] * prob.X[i] / prob.G[i, i]
                 if prob.identity:
                     Z[i, j] = mpmath.mpf(0)
-                else:
-                    Z = prob.X @ W.T
-                act = _settle_pattern(prob, a, Z, act, kink_tol)
+            if on_kink and not prob.identity:
+                Z = prob.X @ W.T
+                for i, j in on_kink:
+                    Z[i, j] = mpmath.mpf(0)
+            if hit is not None:
+                was_sliding = slide.copy()
+                act, slide = _settle_pattern(prob, a, Z, act, kink_tol, slide)
+                for i, j in zip(*np.nonzero(slide & ~was_sliding), strict=False):
+                    events.append(TaylorEvent(tau, int(j), int(i), "slide"))
                 if len(events) >= max_events:
                     status, message = "event_limit", f"stopped after {max_events} events at τ = {mpmath.nstr(tau, 12)}"
                     break

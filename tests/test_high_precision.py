@@ -123,15 +123,15 @@ def test_taylor_flow_matches_float64_flow_with_events():
     assert np.max(np.abs(np.array(traj.W_final, dtype=float) - ref.W[-1])) < 1e-8
 
 
-def test_sliding_mode_is_reported_not_looped():
+def _former_chatter_draw():
+    """n = 5 > d = 4: the draw on which the event-only engine chattered on the kink (status "sliding_mode" before
+    Filippov sliding was implemented); it has two components of one neuron sliding at once and leaves both ways."""
     rng = np.random.default_rng([0, 41])
     X = rng.standard_normal((5, 4)) / 2
     y = rng.choice([-1.0, 1.0], 5) * rng.uniform(1, 2, 5)
     W = rng.standard_normal((3, 4)) / 2
     a = rng.choice([-1.0, 1.0], 3) * np.linalg.norm(W, axis=1)
-    traj = taylor_flow(X, y, a, W, 30.0, convention=paper_b(3), digits=16)
-    assert traj.status == "sliding_mode"
-    assert "chatter on the kink" in traj.message
+    return X, y, a, W, 3
 
 
 # --- the engine -------------------------------------------------------------------------------------------------
@@ -283,3 +283,45 @@ def test_certified_crossing_brackets_the_mpmath_root():
         tau = level_crossing(traj, 0, mpmath.mpf(1) / 2)
         assert mpmath.mpf(float(lo.mid())) <= tau <= mpmath.mpf(float(hi.mid()))
     assert float((hi - lo).mid()) < 1e-6
+
+
+# --- sliding modes (Filippov) on non-orthogonal data ------------------------------------------------------------
+
+def _sliding_draw(attempt):
+    """B's convention (p = 3), Gaussian data n = 4 < d = 8: draws 2 and 4 of default_rng([0, 41, ·]) reach a sliding
+    mode (a component pushed onto the kink from both sides); draw 2 also leaves one upwards at t ≈ 4.35."""
+    n, d, p = 4, 8, 3
+    rng = np.random.default_rng([0, 41, attempt])
+    X = rng.standard_normal((n, d)) / np.sqrt(d)
+    y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
+    W = rng.standard_normal((p, d)) / np.sqrt(d)
+    signs = rng.choice([-1.0, 1.0], p)
+    a0 = signs * np.linalg.norm(W, axis=1)
+    return X, y, a0, W, p
+
+
+@pytest.mark.parametrize("attempt, t_end", [(4, 1.0), (2, 5.0), ("chatter", 5.0)])
+def test_sliding_mode_is_the_limit_of_small_step_gradient_descent(attempt, t_end):
+    """Through sliding modes (and out of them: draw 2 upwards, the former chatter draw both ways, with two components
+    of a neuron sliding at once) the Taylor flow is the limit of plain GD with σ'(0) = 0: GD's distance to it falls
+    like the learning rate (first order), and balancedness holds across the sliding."""
+    X, y, a0, W0, p = _former_chatter_draw() if attempt == "chatter" else _sliding_draw(attempt)
+    with mpmath.workdps(20):
+        traj = taylor_flow(X, y, to_mp(a0), to_mp(W0), t_end, convention=paper_b(p), digits=20)
+    assert traj.status == "success"
+    kinds = {e.kind for e in traj.events}
+    assert "slide" in kinds and (attempt != 2 or "leave_up" in kinds)
+    assert attempt != "chatter" or {"leave_up", "leave_down"} <= kinds
+    aT = np.array([float(v) for v in traj.a_final])
+    WT = np.array([[float(v) for v in row] for row in traj.W_final])
+    errors = []
+    for lr in (1e-3, 1e-4):
+        a, W = a0.copy(), W0.copy()
+        for _ in range(int(round(t_end / lr))):
+            da, dW = field(X, y, a, W, paper_b(p))
+            a, W = a + lr * da, W + lr * dW
+        errors.append(max(np.abs(a - aT).max(), np.abs(W - WT).max()))
+    assert errors[0] / errors[1] > 5 and errors[1] < 1e-4  # first-order convergence of GD to the Filippov flow
+    with mpmath.workdps(20):
+        drift = max(abs(b - b0) for bal in traj.balance for b, b0 in zip(bal, traj.balance[0], strict=True))
+    assert drift < 1e-10

@@ -162,9 +162,9 @@ def _gaussian_events_run(seed, max_tries: int = 30):
     """B's convention (p = 3) on Gaussian data x_i ~ N(0, I_d/d), n = 4 < d = 8, balanced init a_j = s_j‖w_j‖.
 
     Non-orthogonal data make both deactivation and activation events, and often sliding modes (a component
-    pushed back onto the kink from both sides, which an event-driven σ'(0) = 0 integration cannot continue;
-    `taylor_flow` stops with status "sliding_mode"). Draws default_rng([seed, 41, attempt]) until a 20-digit run
-    to t = 30 ends normally with at least two events.
+    pushed back onto the kink from both sides; `taylor_flow` continues them as Filippov sliding, checked by
+    `B.lem1.mpmath_through_sliding`). Draws default_rng([seed, 41, attempt]) until a 20-digit run to t = 30 ends
+    normally with at least two events and no sliding.
     """
     n, d, p = 4, 8, 3
     for attempt in range(max_tries):
@@ -182,12 +182,48 @@ def _gaussian_events_run(seed, max_tries: int = 30):
                 return traj, _balance_drift(traj, 1)
 
         probe, _ = run(MIN_PROBE_DIGITS)
-        if probe.status == "success" and len(probe.events) >= 2:
+        if probe.status == "success" and len(probe.events) >= 2 and not any(e.kind == "slide" for e in probe.events):
             return run
     raise RuntimeError(f"no Gaussian instance without sliding modes in {max_tries} draws (seed {seed})")
 
 
+def _sliding_run(seed, max_tries: int = 30):
+    """As `_gaussian_events_run` (B's convention, p = 3, n = 4, d = 8) but drawn until the run to t = 10 enters a
+    sliding mode and leaves one (Filippov sliding, `numerics.taylor._Problem.projections`)."""
+    n, d, p = 4, 8, 3
+    for attempt in range(max_tries):
+        rng = np.random.default_rng([seed, 43, attempt])
+        X = rng.standard_normal((n, d)) / math.sqrt(d)
+        y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
+        W = rng.standard_normal((p, d)) / math.sqrt(d)
+        signs = rng.choice([-1.0, 1.0], p)
+
+        def run(digits, X=X, y=y, W=W, signs=signs):
+            with mpmath.workdps(digits):
+                Wm = _mp_matrix(W)
+                a0 = np.array([s * mpmath.sqrt(sum(w * w for w in row)) for s, row in zip(signs, Wm, strict=False)], dtype=object)
+                traj = taylor_flow(X, y, a0, Wm, 10.0, convention=paper_b(p), digits=digits, max_events=60)
+                return traj, _balance_drift(traj, 1)
+
+        probe, _ = run(MIN_PROBE_DIGITS)
+        kinds = {e.kind for e in probe.events}
+        if probe.status == "success" and "slide" in kinds and kinds & {"leave_up", "leave_down"}:
+            return run
+    raise RuntimeError(f"no Gaussian instance entering and leaving a sliding mode in {max_tries} draws (seed {seed})")
+
+
 MIN_PROBE_DIGITS = 16
+
+
+@check("B.lem1.mpmath_through_sliding", statement="B.lem1", precision=f"mpmath {DIGITS_BAL} digits",
+       mutant="measures a_j² − 2‖w_j‖², which the flow does not conserve")
+def balancedness_sliding(ctx: Context) -> Outcome:
+    """Taylor flow through Filippov sliding modes (a component held on the kink with activation weight η ∈ (0, 1)),
+    entered and left, Gaussian data n = 4, d = 8, B's 1/p convention: a_j² − ‖w_j‖² stays conserved, because a
+    sliding component has ⟨w_j, x_i⟩ = 0 and its weight drops out of d‖w_j‖²/dt. (That the sliding flow is the
+    limit of GD with σ'(0) = 0, at first order in the learning rate, is `tests/test_high_precision.py`.)"""
+    return _balance_outcome(ctx, "sliding", _sliding_run(ctx.seed), DIGITS_BAL,
+                            "Gaussian data n = 4, d = 8, p = 3, balanced init, sliding modes entered and left")
 
 
 @check("B.lem1.mpmath_across_events", statement="B.lem1", precision=f"mpmath {DIGITS_BAL} digits",
