@@ -5,7 +5,12 @@ integrator (scipy's DOP853) runs on segments of constant pattern; a pre-activati
 reaching zero is an *event* located by root finding, not noise. At an event the pattern is
 rebuilt with σ'(0) = 0: a component at zero is inactive unless the field (computed with it
 inactive) pushes it to positive values. On orthonormal data an inactive component then stays at
-zero forever (C Assumption 2).
+zero forever (C Assumption 2). On non-orthogonal data a component at zero can be pushed up when
+inactive and down when active: it then *slides* on the kink (Filippov), held at zero with the
+activation weight η ∈ (0, 1) that makes its derivative vanish (`numerics.taylor._Problem.projections`
+has the formula), until η reaches 0 or 1 (events "leave_down", "leave_up"). Before sliding was
+handled, such a component stayed "active" below zero without an event: a silently wrong trajectory
+(1.42 off in a at t = 5 on the test's draw).
 
 The result mimics `scipy.integrate.solve_ivp`: a `FlowResult` with a status, a message, the
 events, the number of field evaluations and the trajectory at the requested times.
@@ -20,7 +25,6 @@ from scipy.integrate import solve_ivp
 
 from .errors import RelucheckInputError
 from .network import PAPER_A, Convention
-from .network import field as network_field
 from .network import loss as network_loss
 
 ZERO = 1e-14  # |⟨w_j,x_i⟩| at or below this, right after an event, counts as the kink itself
@@ -39,7 +43,7 @@ class ActivationEvent:
     t: float
     neuron: int
     datum: int
-    kind: str  # "deactivate" or "activate"
+    kind: str  # "deactivate", "activate", "slide" (enters a sliding mode), "leave_down", "leave_up" (leaves one)
 
 
 @dataclass
@@ -59,16 +63,51 @@ class FlowResult:
         return self.status is FlowStatus.SUCCESS
 
 
-def _pattern(X, y, a, W, convention) -> np.ndarray:
-    """Activation pattern with σ'(0) = 0, deciding components sitting at the kink by the field's sign."""
+def _projections(X, act, slide):
+    """(m, n, n) matrices P_j with dw_j ∝ a_j (P_j r)ᵀ X: P_j = diag(act_j) without sliding; with sliding data Σ
+    of neuron j, rows Σ hold −G_ΣΣ⁻¹ G_ΣA (Filippov weights keeping ⟨w_j, x_i⟩ = 0 for i ∈ Σ)."""
+    n, m = act.shape
+    G = X @ X.T
+    P = np.zeros((m, n, n))
+    for j in range(m):
+        A, S = np.flatnonzero(act[:, j]), np.flatnonzero(slide[:, j])
+        P[j][A, A] = 1.0
+        if len(S) and len(A):
+            P[j][np.ix_(S, A)] = -np.linalg.solve(G[np.ix_(S, S)], G[np.ix_(S, A)])
+    return P
+
+
+def _field(X, y, a, W, convention, act, P):
+    """`numerics.network.field` for a fixed pattern, with the sliding weights P (`_projections`); also r and
+    the weighted residuals V[j] = P_j r."""
+    R = (X @ W.T) * act
+    h = R @ a
+    r = y - (h if convention.width_divisor == 1 else h / convention.width_divisor)
+    num, den = convention.time_factor, convention.width_divisor * len(y)
+    V = P @ r  # (m, n)
+    da = (R.T @ r) * num / den
+    dW = (a[:, None] * (V @ X)) * num / den
+    return da, dW, r, V
+
+
+def _pattern(X, y, a, W, convention):
+    """(act, slide) with σ'(0) = 0 and Filippov sliding, deciding components at the kink one at a time by the
+    field's sign: pushed up when inactive → active, unless pushed down when active → sliding; else inactive."""
     Z = X @ W.T
     act = Z > ZERO
-    at_kink = np.abs(Z) <= ZERO
-    if at_kink.any():
-        _, dW = network_field(X, y, a, W, convention, active=act)
-        dZ = X @ dW.T
-        act |= at_kink & (dZ > ZERO)
-    return act
+    slide = np.zeros_like(act)
+    for i, j in zip(*np.nonzero(np.abs(Z) <= ZERO), strict=False):
+        _, dW, _, _ = _field(X, y, a, W, convention, act, _projections(X, act, slide))
+        if not (X[i] @ dW[j]) > ZERO:
+            continue
+        on = act.copy()
+        on[i, j] = True
+        _, dW, _, _ = _field(X, y, a, W, convention, on, _projections(X, on, slide))
+        if (X[i] @ dW[j]) < -ZERO:
+            slide[i, j] = True
+        else:
+            act[i, j] = True
+    return act, slide
 
 
 def gradient_flow(
@@ -106,26 +145,44 @@ def gradient_flow(
     segments = 0
     t = 0.0
     status, message = FlowStatus.SUCCESS, "reached the final time"
+    stuck = 0
+    slide = np.zeros((len(y), m), dtype=bool)
     while True:
-        act = _pattern(X, y, a, W, convention)
+        was_sliding = slide
+        act, slide = _pattern(X, y, a, W, convention)
+        for i, j in zip(*np.nonzero(slide & ~was_sliding), strict=False):
+            events.append(ActivationEvent(t, int(j), int(i), "slide"))
+        P = _projections(X, act, slide)
         Z0 = X @ W.T
         watch_down = act  # active components: watch them reach zero
-        watch_up = (~act) & (Z0 < -ZERO)  # negative components: watch them reach zero (non-orthogonal data)
+        watch_up = (~act) & (~slide) & (Z0 < -ZERO)  # negative components: watch them reach zero (non-orthogonal data)
+        _, _, r0, _ = _field(X, y, a, W, convention, act, P)
+        sliding = np.nonzero(slide)
+        sign = np.where(r0[sliding[0]] > 0, 1.0, -1.0)
 
-        def rhs(_t, z, act=act):
+        def rhs(_t, z, act=act, P=P):
             a_, W_ = unpack(z)
-            da, dW = network_field(X, y, a_, W_, convention, active=act)
+            da, dW, _, _ = _field(X, y, a_, W_, convention, act, P)
             return pack(da, dW)
 
-        def crossing(_t, z, wd=watch_down, wu=watch_up):
-            _, W_ = unpack(z)
+        def watched(z, wd=watch_down, wu=watch_up, act=act, P=P, sliding=sliding, sign=sign):
+            a_, W_ = unpack(z)
             Z = X @ W_.T
-            vals = np.concatenate([Z[wd], -Z[wu]])
+            parts = [Z[wd], -Z[wu]]
+            if sliding[0].size:  # η = v/r must stay in (0, 1): sgn(r)·v > 0 and sgn(r)·(r − v) > 0
+                _, _, r, V = _field(X, y, a_, W_, convention, act, P)
+                v = V[sliding[1], sliding[0]]
+                parts += [sign * v, sign * (r[sliding[0]] - v)]
+            return parts
+
+        def crossing(_t, z):
+            vals = np.concatenate(watched(z))
             return float(vals.min()) if vals.size else 1.0
 
         crossing.terminal = True
         crossing.direction = -1
         seg_eval = t_eval[(t_eval >= t) & (t_eval <= t_end)]
+        t_start = t
         sol = solve_ivp(rhs, (t, t_end), pack(a, W), method="DOP853", t_eval=seg_eval, events=crossing,
                         rtol=rtol, atol=atol, max_step=max_step)
         nfev += sol.nfev
@@ -139,12 +196,30 @@ def gradient_flow(
         if sol.status == 0:
             break
         t = float(sol.t_events[0][0])
-        a, W = unpack(sol.y_events[0][0].copy())
+        z = sol.y_events[0][0].copy()
+        a, W = unpack(z)
         Z = X @ W.T
-        hit = np.unravel_index(np.argmin(np.abs(np.where(watch_down | watch_up, Z, np.inf))), Z.shape)
-        i, j = int(hit[0]), int(hit[1])
-        events.append(ActivationEvent(t, j, i, "deactivate" if act[i, j] else "activate"))
-        W[j] -= Z[i, j] * X[i] / (X[i] @ X[i])  # snap the crossing component onto the kink
+        parts = watched(z)
+        sizes = [p.size for p in parts]
+        k = int(np.argmin(np.abs(np.concatenate(parts))))
+        if k < sizes[0]:
+            i, j = (int(v[k]) for v in np.nonzero(watch_down))
+            kind = "deactivate"
+        elif k < sizes[0] + sizes[1]:
+            i, j = (int(v[k - sizes[0]]) for v in np.nonzero(watch_up))
+            kind = "activate"
+        else:
+            q = k - sizes[0] - sizes[1]
+            s = q % max(len(sliding[0]), 1)
+            i, j = int(sliding[0][s]), int(sliding[1][s])
+            kind = "leave_down" if q < len(sliding[0]) else "leave_up"
+        events.append(ActivationEvent(t, j, i, kind))
+        for p, q in [(i, j), *zip(*sliding, strict=False)]:  # snap the event's and the sliding components onto the kink
+            W[q] -= (X[p] @ W[q]) * X[p] / (X[p] @ X[p])
+        stuck = stuck + 1 if t - t_start <= ZERO * (1 + abs(t)) else 0
+        if stuck > 2 * Z.size:
+            status, message = FlowStatus.FAILED, f"pre-activations chatter on the kink at t = {t:.6g}"
+            break
         if len(events) >= max_events:
             status, message = FlowStatus.EVENT_LIMIT, f"stopped after {max_events} activation events at t = {t:.6g}"
             break

@@ -66,3 +66,27 @@ def test_field_pattern_argument_freezes_inactive_components():
     active = np.zeros((6, 4), dtype=bool)
     da, dW = field(X, y, a0, W0, active=active)
     assert np.all(da == 0) and np.all(dW == 0)
+
+
+def test_sliding_modes_follow_the_filippov_flow_of_the_taylor_engine():
+    """n = 5 > d = 4, B's convention: components slide on the kink (two of one neuron at once) and leave it both ways.
+    The float64 flow and the mpmath Taylor engine find the same events and the same state (before sliding was
+    handled, the float64 flow kept a component "active" below zero and ended 1.42 off in a at t = 5)."""
+    import mpmath
+
+    from numerics.network import paper_b
+    from numerics.taylor import taylor_flow
+
+    rng = np.random.default_rng([0, 41])
+    X = rng.standard_normal((5, 4)) / 2
+    y = rng.choice([-1.0, 1.0], 5) * rng.uniform(1, 2, 5)
+    W = rng.standard_normal((3, 4)) / 2
+    a = rng.choice([-1.0, 1.0], 3) * np.linalg.norm(W, axis=1)
+    res = gradient_flow(X, y, a, W, 5.0, convention=paper_b(3), rtol=1e-12, atol=1e-14)
+    with mpmath.workdps(20):
+        ref = taylor_flow(X, y, a, W, 5.0, convention=paper_b(3), digits=20)
+    assert res.status is FlowStatus.SUCCESS
+    assert [(e.kind, e.neuron, e.datum) for e in res.events] == [(e.kind, e.neuron, e.datum) for e in ref.events]
+    assert {"slide", "leave_up", "leave_down"} <= {e.kind for e in res.events}
+    assert np.allclose([e.t for e in res.events], [float(e.tau) for e in ref.events], atol=1e-9)
+    assert np.abs(res.a[-1] - np.array([float(v) for v in ref.a_final])).max() < 1e-9
