@@ -123,6 +123,8 @@ def bench_engine(args):
         print(f"Taylor final-state error vs a {args.digits + 10}-digit run ({time.perf_counter() - t0:.1f} s): "
               f"{mpmath.nstr(err_taylor, 3)}")
 
+    if args.skip_rk4:
+        return
     # RK4 probe on the start of the horizon: steps doubled until the error falls (RK4 is unstable while h·ln(1/λ)·rate
     # exceeds ~2.8), then its error law C·h^p is extrapolated to the whole horizon at the Taylor run's accuracy
     probe_end = args.rk4_probe * lp.jumps[0].tau
@@ -136,12 +138,13 @@ def bench_engine(args):
             errs.append((steps, float(state_error(a, W, probe_ref.a_final, probe_ref.W_final))))
         print(f"RK4 probe τ ∈ [0, {probe_end:.4f}], {steps} steps: error {errs[-1][1]:.3g} "
               f"({per_step[-1] * 1e3:.2f} ms/step)")
-        converging = len(errs) >= 2 and errs[-1][1] < errs[-2][1] / 4 and errs[-1][1] < args.rk4_error
+        # convergent regime: the error falls faster than first order (RK4 across kinks reaches order ~2, not 4)
+        converging = len(errs) >= 2 and errs[-1][1] < errs[-2][1] / 2 and errs[-1][1] < args.rk4_error
         if converging or steps >= args.rk4_max_steps:
             break
         steps *= 2
-    if len(errs) < 2 or not errs[-1][1] < errs[-2][1] / 4:
-        print("RK4 did not reach its convergent regime within --rk4-max-steps: no ratio extrapolated.")
+    if len(errs) < 2 or not errs[-1][1] < errs[-2][1] / 2:
+        print("RK4 did not reach its convergent regime (order > 1) within --rk4-max-steps: no ratio extrapolated.")
         return
     (n1, e1), (n2, e2) = errs[-2:]
     order = math.log2(e1 / e2)
@@ -201,6 +204,7 @@ def main():
                         help="also time the limb and arb kernels on this fraction of τ_1 (0: skip)")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--skip-engine", action="store_true")
+    parser.add_argument("--skip-rk4", action="store_true", help="time the Taylor engine only (no RK4 reference)")
     parser.add_argument("--no-reference", action="store_true",
                         help="skip the (digits+10)-digit reference run; take 10^-digits as the Taylor run's accuracy")
     args = parser.parse_args()
