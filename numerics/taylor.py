@@ -104,6 +104,7 @@ class TaylorTrajectory:
     steps: int
     seconds: float
     act_final: np.ndarray = field(default_factory=lambda: np.empty(0))
+    kernel: str = "arb"  # "limbs" (fixed point on BLAS, orthonormal inputs) or "arb" (any inputs)
 
 
 def required_digits(log_inv_lambda: float, accuracy_digits: float) -> int:
@@ -610,7 +611,7 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
             losses.append(prob.loss(a, Z, act))
             balances.append(balance(a, W))
         return TaylorTrajectory(taus, a_s, Z_s, losses, balances, a, W, events, polys, status, message, digits, K, steps,
-                                time.perf_counter() - start_clock, act)
+                                time.perf_counter() - start_clock, act, "limbs" if use_limbs else "arb")
 
 
 def level_crossing(traj: TaylorTrajectory, neuron: int, level):
@@ -693,7 +694,7 @@ def orthonormal_taylor_run(instance: Instance, lam, *, digits: int = 40, horizon
         residual = y - np.maximum(Xf @ W.T, 0.0) @ a
         interpolates = bool(np.all(np.abs(residual) <= np.abs(y) / 2)) and len(fitted) == len(y)
         balance = max(abs(traj.a_final[j] ** 2 - sum(w * w for w in W_mp[j])) for j in range(instance.m))
-        stats = {"digits": digits, "order": traj.order, "steps": traj.steps, "events": len(traj.events),
+        stats = {"digits": digits, "order": traj.order, "steps": traj.steps, "events": len(traj.events), "kernel": traj.kernel,
                  "event_list": [{"tau": float(e.tau), "neuron": e.neuron, "datum": e.datum, "kind": e.kind}
                                 for e in traj.events[:50]],
                  "jump_taus_mp": [(mpmath.nstr(t, digits), j) for t, j in jumps_mp],

@@ -117,6 +117,7 @@ def test_limb_and_arb_kernels_give_the_same_flow_with_events():
         runs = [taylor_flow(np.eye(n), y, a0, W0, 3.0, time_scale=L, convention=PAPER_C, digits=D, kernel=kern)
                 for kern in ("arb", "limbs")]
     arb_run, limb_run = runs
+    assert (arb_run.kernel, limb_run.kernel) == ("arb", "limbs")
     assert arb_run.status == limb_run.status == "success"
     assert len(arb_run.events) == len(limb_run.events) >= 2
     assert [(e.neuron, e.datum) for e in arb_run.events] == [(e.neuron, e.datum) for e in limb_run.events]
