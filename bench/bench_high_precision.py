@@ -29,7 +29,8 @@ from flint import arb
 from numerics import datasets
 from numerics.instances import Instance
 from numerics.network import PAPER_C, field
-from numerics.taylor import flint_precision, taylor_flow, to_mp
+from numerics.mp_arrays import flint_precision, to_mp
+from numerics.taylor import taylor_flow
 from theory.limit_process import limit_process_of
 
 

@@ -40,7 +40,8 @@ from .errors import HypothesisViolation, RelucheckInputError
 from .instances import Instance
 from .network import PAPER_C
 from .scale import InitScale
-from .taylor import _Problem, check_precision, flint_precision, to_arb
+from .mp_arrays import check_precision, flint_precision, to_arb
+from .taylor import _Problem
 
 EVENTS = "separated activation events along the enclosed trajectory (arb_enclosure certifies one at a time)"
 

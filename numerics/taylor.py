@@ -1,4 +1,6 @@
-"""High-order Taylor integration of the ReLU gradient flow in mpmath, with exact activation events.
+"""High-order Taylor integration of the ReLU gradient flow in mpmath, with exact activation events and Filippov
+sliding modes. (Conversions and the precision rule: `numerics.mp_arrays`; the registered engine "mpmath-taylor"
+with jump times and the precision guard: `numerics.taylor_engine`.)
 
 The flow (C eqs. 2–4, B eqs. 1–3, A eq. 4; `numerics.network.field`) in raw coordinates (a, W)
 and a rescaled time τ = t / T (T = ln(1/λ) gives C's accelerated time; T = 1 is real time):
@@ -51,22 +53,16 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import mpmath
 import numpy as np
+from flint import arb
 
-from flint import arb, arf
-from flint import ctx as flint_ctx
-
-from .engines import FlowRun, Jump, fitted_points, plateau_losses, register_engine
 from .errors import RelucheckInputError
-from .instances import Instance
+from .mp_arrays import _mpf_to_arb, check_precision, exact_mpf, flint_precision, to_arb, to_mp, to_mpf
 from .network import PAPER_A, Convention
-from .precision_guard import guarded
 from .taylor_limbs import LimbOverflow, LimbStep, fixed_format
 
-MIN_DIGITS = 15  # below this mpmath is no more precise than float64: use a float64 engine
 SAFETY = mpmath.mpf("0.9")  # fraction of the Jorba–Zou step actually taken
 
 
@@ -105,87 +101,6 @@ class TaylorTrajectory:
     seconds: float
     act_final: np.ndarray = field(default_factory=lambda: np.empty(0))
     kernel: str = "arb"  # "limbs" (fixed point on BLAS, orthonormal inputs) or "arb" (any inputs)
-
-
-def required_digits(log_inv_lambda: float, accuracy_digits: float) -> int:
-    """Working digits needed for ``accuracy_digits`` correct digits of the state at scale λ.
-
-    Raw coordinates keep every neuron's relative precision, but the time factor T = ln(1/λ)
-    multiplies every rounding error of τ and of the field: relative errors grow like T·(1 + τ·rate),
-    i.e. about log10(T) + 2 digits are lost; 3 more digits cover the accumulation over the ~√steps
-    rounding errors (a few thousand steps at most).
-    """
-    return int(math.ceil(accuracy_digits + math.log10(max(log_inv_lambda, 1.0)) + 5))
-
-
-def check_precision(digits, log_inv_lambda: float = 1.0, accuracy_digits: float | None = None) -> None:
-    """Raise `RelucheckInputError` when ``digits`` cannot deliver the requested accuracy at this λ."""
-    if not isinstance(digits, (int, np.integer)) or isinstance(digits, bool):
-        raise RelucheckInputError(f"precision must be an integer number of decimal digits, got {digits!r}")
-    if digits < MIN_DIGITS:
-        raise RelucheckInputError(
-            f"precision of {digits} digits is too low: the mpmath engine needs at least {MIN_DIGITS} digits "
-            "(use a float64 engine below that)")
-    if accuracy_digits is not None:
-        need = required_digits(log_inv_lambda, accuracy_digits)
-        if digits < need:
-            raise RelucheckInputError(
-                f"precision of {digits} digits is too low for {accuracy_digits:g} correct digits at "
-                f"ln(1/λ) = {log_inv_lambda:.6g}: need at least {need} digits (log10 ln(1/λ) + 5 are lost)")
-
-
-def exact_mpf(value) -> mpmath.mpf:
-    """A float64 constant as mpf, recovering simple rationals (1/p of paper B) exactly.
-
-    Convention factors are stored as floats (1/3 = 0.333…3 to 17 digits); a constant within 4 ulps
-    of a fraction with denominator ≤ 10⁶ is taken as that fraction, everything else as its exact
-    binary value.
-    """
-    if isinstance(value, mpmath.mpf):
-        return value
-    frac = Fraction(float(value)).limit_denominator(10**6)
-    if abs(float(frac) - float(value)) <= 4 * np.spacing(abs(float(value))):
-        return mpmath.mpf(frac.numerator) / frac.denominator
-    return mpmath.mpf(float(value))
-
-
-def to_mp(arr) -> np.ndarray:
-    """Float (or mpf) array to a dtype=object array of mpf at the current precision."""
-    arr = np.asarray(arr, dtype=object)
-    out = np.empty(arr.shape, dtype=object)
-    for idx, v in np.ndenumerate(arr):
-        out[idx] = v if isinstance(v, mpmath.mpf) else mpmath.mpf(v if isinstance(v, (int, str)) else float(v))
-    return out
-
-
-def _mpf_to_arb(x) -> arb:
-    sign, man, exp, _ = mpmath.mpf(x)._mpf_
-    man = int(man)
-    return arb(arf((-man if sign else man, int(exp))))
-
-
-def _arb_to_mpf(v: arb) -> mpmath.mpf:
-    man, exp = v.mid().man_exp()
-    return mpmath.mpf((int(man), int(exp)))
-
-
-to_arb = np.frompyfunc(_mpf_to_arb, 1, 1)
-to_mpf = np.frompyfunc(_arb_to_mpf, 1, 1)
-
-
-class flint_precision:
-    """Context manager: python-flint's working precision set to ``digits`` decimal digits (+ guard bits)."""
-
-    def __init__(self, digits: int):
-        self.bits = int(math.ceil(digits * math.log2(10))) + 16
-
-    def __enter__(self):
-        self.saved = flint_ctx.prec
-        flint_ctx.prec = self.bits
-        return self
-
-    def __exit__(self, *exc):
-        flint_ctx.prec = self.saved
 
 
 def _horner(coeffs, s):
@@ -294,41 +209,37 @@ class _Problem:
             AZ[k + 1] = Zs[k + 1] * actf
         return A, Zs, BT
 
-
-def _coefficients_projected(self, a, Z, act, K: int, projections):
-    """`_Problem.coefficients` with B'_j = T c a_j P_j r (sliding components), returning also R and V."""
-    n, m = Z.shape
-    zero = arb(0)
-    if projections is None:
-        P = [np.diag([arb(1) if act[i, j] else zero for i in range(n)]) for j in range(m)]
-    else:
-        P = [np.array([[_mpf_to_arb(Pj[i, q]) for q in range(n)] for i in range(n)], dtype=object) for Pj in projections]
-    A = np.empty((K + 1, m), dtype=object)
-    Zs = np.empty((K + 1, n, m), dtype=object)
-    AZ = np.empty((K + 1, n, m), dtype=object)
-    R = np.empty((K + 1, n), dtype=object)
-    V = np.empty((K + 1, n, m), dtype=object)
-    BT = np.empty((K + 1, n, m), dtype=object)
-    actf = act.astype(object) * 1
-    A[0], Zs[0], AZ[0] = a, Z, Z * actf
-    BT[0] = np.full((n, m), zero, dtype=object)
-    for k in range(K + 1):
-        h = np.tensordot(AZ[: k + 1], A[k::-1], axes=([0, 2], [0, 1]))
-        R[k] = (self.y_arb if k == 0 else zero) - self.scale_arb * h
-        V[k] = np.stack([P[j] @ R[k] for j in range(m)], axis=1)
-        if k == K:
-            break
-        da = np.tensordot(AZ[: k + 1], R[k::-1], axes=([0, 1], [0, 1]))
-        outer = (V[k::-1] * A[: k + 1, None, :]).sum(axis=0)  # Σ_l (P_j r_{k−l})_i a_{l,j}
-        f = self.cT_arb / (k + 1)
-        A[k + 1] = f * da
-        BT[k + 1] = f * outer
-        Zs[k + 1] = BT[k + 1] if self.identity else self.G_arb @ BT[k + 1]
-        AZ[k + 1] = Zs[k + 1] * actf
-    return A, Zs, BT, R, V
-
-
-_Problem._coefficients_projected = _coefficients_projected
+    def _coefficients_projected(self, a, Z, act, K: int, projections):
+        """`_Problem.coefficients` with B'_j = T c a_j P_j r (sliding components), returning also R and V."""
+        n, m = Z.shape
+        zero = arb(0)
+        if projections is None:
+            P = [np.diag([arb(1) if act[i, j] else zero for i in range(n)]) for j in range(m)]
+        else:
+            P = [np.array([[_mpf_to_arb(Pj[i, q]) for q in range(n)] for i in range(n)], dtype=object) for Pj in projections]
+        A = np.empty((K + 1, m), dtype=object)
+        Zs = np.empty((K + 1, n, m), dtype=object)
+        AZ = np.empty((K + 1, n, m), dtype=object)
+        R = np.empty((K + 1, n), dtype=object)
+        V = np.empty((K + 1, n, m), dtype=object)
+        BT = np.empty((K + 1, n, m), dtype=object)
+        actf = act.astype(object) * 1
+        A[0], Zs[0], AZ[0] = a, Z, Z * actf
+        BT[0] = np.full((n, m), zero, dtype=object)
+        for k in range(K + 1):
+            h = np.tensordot(AZ[: k + 1], A[k::-1], axes=([0, 2], [0, 1]))
+            R[k] = (self.y_arb if k == 0 else zero) - self.scale_arb * h
+            V[k] = np.stack([P[j] @ R[k] for j in range(m)], axis=1)
+            if k == K:
+                break
+            da = np.tensordot(AZ[: k + 1], R[k::-1], axes=([0, 1], [0, 1]))
+            outer = (V[k::-1] * A[: k + 1, None, :]).sum(axis=0)  # Σ_l (P_j r_{k−l})_i a_{l,j}
+            f = self.cT_arb / (k + 1)
+            A[k + 1] = f * da
+            BT[k + 1] = f * outer
+            Zs[k + 1] = BT[k + 1] if self.identity else self.G_arb @ BT[k + 1]
+            AZ[k + 1] = Zs[k + 1] * actf
+        return A, Zs, BT, R, V
 
 
 def _neuron_sizes(a, Z):
@@ -612,129 +523,3 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
             balances.append(balance(a, W))
         return TaylorTrajectory(taus, a_s, Z_s, losses, balances, a, W, events, polys, status, message, digits, K, steps,
                                 time.perf_counter() - start_clock, act, "limbs" if use_limbs else "arb")
-
-
-def level_crossing(traj: TaylorTrajectory, neuron: int, level):
-    """First τ with a_j(τ)² ≥ ``level`` (mpf, root of the step's Taylor polynomial of a_j² − level), or None."""
-    with mpmath.workdps(traj.digits):
-        level = mpmath.mpf(level)
-        if traj.a[0][neuron] ** 2 >= level:
-            return traj.taus[0]
-        tol = mpmath.mpf(10) ** (-traj.digits)
-        for k, (tau0, h, A) in enumerate(traj.polys):
-            if traj.a[k + 1][neuron] ** 2 >= level:
-                coeffs = [A[q, neuron] for q in range(A.shape[0])]
-                sq = [sum(coeffs[p] * coeffs[q - p] for p in range(q + 1)) for q in range(len(coeffs))]
-                sq[0] -= level
-                return tau0 + _crossing(sq, h, tol)
-        return None
-
-
-def half_final_times(traj: TaylorTrajectory, *, active_fraction: float = 1e-3) -> list[tuple]:
-    """The jump rule of `numerics.engines.activation_times`, solved to working precision.
-
-    For each neuron with a_j(end)² ≥ active_fraction · max_k a_k(end)², the first τ with
-    a_j(τ)² ≥ a_j(end)²/2 (`level_crossing`). Returns (τ_j as mpf, j) sorted by τ.
-    """
-    with mpmath.workdps(traj.digits):
-        final = [x * x for x in traj.a_final]
-        top = max(final) if final else 0
-        if not top > 0:
-            return []
-        out = [(level_crossing(traj, j, fj / 2), j) for j, fj in enumerate(final) if fj >= active_fraction * top]
-        return sorted(out, key=lambda t: t[0])
-
-
-def _jump_distance(run_a, run_b) -> float:
-    """Largest difference of jump times (same neurons in the same order) and of final a (relative)."""
-    ja, jb = run_a.stats["jump_taus_mp"], run_b.stats["jump_taus_mp"]
-    if [j for _, j in ja] != [j for _, j in jb]:
-        return math.inf
-    with mpmath.workdps(max(run_a.stats["digits"], run_b.stats["digits"])):
-        dt = max((abs(mpmath.mpf(x) - mpmath.mpf(y)) for (x, _), (y, _) in zip(ja, jb, strict=False)), default=mpmath.mpf(0))
-        fa, fb = run_a.stats["a_final_mp"], run_b.stats["a_final_mp"]
-        top = max(abs(mpmath.mpf(v)) for v in fb) or mpmath.mpf(1)
-        da = max(abs(mpmath.mpf(u) - mpmath.mpf(v)) for u, v in zip(fa, fb, strict=False)) / top
-        return float(max(dt, da))
-
-
-def orthonormal_taylor_run(instance: Instance, lam, *, digits: int = 40, horizon: float | None = None,
-                           active_fraction: float = 1e-3) -> FlowRun:
-    """One Taylor run of C's flow (C eqs. 2–4, Assumption 3 init) in the data basis, without the guard.
-
-    On orthonormal data w_j = Σ_i Z_ij x_i + w_j^⊥ with w_j^⊥ = λ(ḡ_j − Σ_i ⟨ḡ_j, x_i⟩ x_i) frozen, so the
-    flow runs in the exact basis X = I_n (G = I exactly, inactive components exactly frozen) and W
-    is rebuilt at the end. Inner products ⟨x_i, ḡ_j⟩ are taken exactly from the instance's floats.
-    """
-    from .orthogonal_flow import check_arguments
-
-    started = time.perf_counter()
-    check_precision(digits)
-    scale, L, horizon = check_arguments(instance, lam, horizon)
-    check_precision(digits, L, accuracy_digits=digits - (required_digits(L, 0)))
-    with mpmath.workdps(digits):
-        lam_mp = scale.mpf()
-        L_mp = -mpmath.log(lam_mp)
-        X, G = to_mp(instance.inputs), to_mp(instance.directions)
-        C = X @ G.T  # (n, m): ⟨x_i, ḡ_j⟩
-        W_perp = lam_mp * (G - C.T @ X)
-        a0 = np.array([lam_mp * int(s) for s in instance.signs], dtype=object)
-        traj = taylor_flow(np.eye(instance.n), instance.labels, a0, lam_mp * C.T, horizon, time_scale=L_mp,
-                           digits=digits)
-        W_mp = W_perp + traj.W_final @ X
-        jumps_mp = half_final_times(traj, active_fraction=active_fraction)
-        a = np.array([float(v) for v in traj.a_final])
-        W = np.array([[float(v) for v in row] for row in W_mp])
-        taus = np.array([float(t) for t in traj.taus])
-        losses = np.array([float(v) for v in traj.losses])
-        rho = np.array([[float(v * v) for v in row] for row in traj.a])
-        Xf, y = instance.inputs, instance.labels
-        jumps = [Jump(float(t), j, fitted_points(Xf, y, a, W, j)) for t, j in jumps_mp]
-        fitted = sorted({i for jp in jumps for i in jp.fitted})
-        residual = y - np.maximum(Xf @ W.T, 0.0) @ a
-        interpolates = bool(np.all(np.abs(residual) <= np.abs(y) / 2)) and len(fitted) == len(y)
-        balance = max(abs(traj.a_final[j] ** 2 - sum(w * w for w in W_mp[j])) for j in range(instance.m))
-        stats = {"digits": digits, "order": traj.order, "steps": traj.steps, "events": len(traj.events), "kernel": traj.kernel,
-                 "event_list": [{"tau": float(e.tau), "neuron": e.neuron, "datum": e.datum, "kind": e.kind}
-                                for e in traj.events[:50]],
-                 "jump_taus_mp": [(mpmath.nstr(t, digits), j) for t, j in jumps_mp],
-                 "a_final_mp": [mpmath.nstr(v, digits) for v in traj.a_final],
-                 "final_loss_mp": mpmath.nstr(traj.losses[-1], 20),
-                 "final_balancedness_defect": mpmath.nstr(balance, 5),
-                 "wall_seconds": time.perf_counter() - started}
-    return FlowRun(
-        engine="mpmath-taylor", lam=str(scale), log_inv_lambda=L, taus=taus, losses=losses, rho=rho, a=a, W=W,
-        jumps=jumps, loss_plateaus=plateau_losses(taus, losses, [jp.tau for jp in jumps]),
-        interpolates=interpolates, squared_norm=float(a @ a + (W * W).sum()), status=traj.status,
-        message=f"{traj.message} (τ = {taus[-1]:.6g}, {traj.steps} Taylor steps of order {traj.order})",
-        precision=f"mpmath {digits} digits", stats=stats,
-        tolerances={"method": f"Taylor order {traj.order}, Jorba–Zou step", "step_tolerance": f"1e-{digits}",
-                    "horizon": horizon, "detection": "first τ with a_j² ≥ a_j(end)²/2, root of the Taylor polynomial"},
-    )
-
-
-@register_engine("mpmath-taylor")
-def mpmath_taylor(instance: Instance, lam, *, digits: int = 40, horizon: float | None = None, guard: bool = True,
-                  guard_tolerance: float | None = None, active_fraction: float = 1e-3) -> FlowRun:
-    """C's flow at any λ ∈ (0, 1) (e.g. "1e-1000") at ``digits`` digits, with the precision guard.
-
-    With ``guard`` the run is repeated at 2·digits; stats["guard_discrepancy"] is the largest
-    difference of the jump times and of the final a (relative), and a discrepancy above
-    ``guard_tolerance`` (default 10^-(digits − log10 ln(1/λ) − 5), the accuracy `required_digits`
-    promises) turns the status into "guard_failed".
-    """
-    run = orthonormal_taylor_run(instance, lam, digits=digits, horizon=horizon, active_fraction=active_fraction)
-    run.stats["guard_digits"] = None
-    run.stats["guard_discrepancy"] = None
-    if guard:
-        tol = guard_tolerance if guard_tolerance is not None else 10.0 ** -(digits - required_digits(run.log_inv_lambda, 0))
-        g = guarded(lambda dg: run if dg == digits else orthonormal_taylor_run(
-            instance, lam, digits=dg, horizon=horizon, active_fraction=active_fraction), digits, _jump_distance, tol)
-        run.stats.update(g.summary())
-        run.stats["guard_jump_taus_mp"] = g.reference.stats["jump_taus_mp"]
-        run.stats["guard_seconds"] = g.reference.stats["wall_seconds"]
-        if not g.ok:
-            run.status = "guard_failed"
-            run.message += (f"; precision guard: {2 * digits}-digit rerun differs by {g.discrepancy:.3g} "
-                            f"> {tol:.3g}")
-    return run

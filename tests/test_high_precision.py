@@ -15,19 +15,9 @@ from numerics.flow import gradient_flow
 from numerics.instances import Instance
 from numerics.network import field, paper_b
 from numerics.precision_guard import apply_guard, guarded
-from numerics.taylor import (
-    _mpf_to_arb,
-    _Problem,
-    check_precision,
-    exact_mpf,
-    flint_precision,
-    level_crossing,
-    mpmath_taylor,
-    taylor_flow,
-    to_arb,
-    to_mp,
-    to_mpf,
-)
+from numerics.mp_arrays import _mpf_to_arb, check_precision, exact_mpf, flint_precision, to_arb, to_mp, to_mpf
+from numerics.taylor import _Problem, taylor_flow
+from numerics.taylor_engine import level_crossing, mpmath_taylor
 from proofs_checks.result import Outcome, Status
 from theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
 

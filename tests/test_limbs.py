@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from numerics.errors import RelucheckInputError
 from numerics.limbs import FixedFormat, LimbOverflow
 from numerics.network import PAPER_C, paper_b
-from numerics.taylor import _Problem, flint_precision, taylor_flow, to_arb, to_mp, to_mpf
+from numerics.mp_arrays import flint_precision, to_arb, to_mp, to_mpf
+from numerics.taylor import _Problem, taylor_flow
 from numerics.taylor_limbs import LimbStep, fixed_format
 
 FMT = FixedFormat(4, 2)  # 76 fraction bits, small enough for quick exhaustive-ish tests

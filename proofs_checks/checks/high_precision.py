@@ -24,7 +24,9 @@ from numerics.network import PAPER_C, paper_b
 from numerics.orthogonal_flow import RTOL, SETTLE_RTOL
 from numerics.precision_guard import Guarded, apply_guard, guarded
 from numerics.arb_enclosure import certified_crossing, enclose_instance
-from numerics.taylor import _mpf_to_arb, flint_precision, level_crossing, mpmath_taylor, taylor_flow
+from numerics.mp_arrays import _mpf_to_arb, flint_precision
+from numerics.taylor import taylor_flow
+from numerics.taylor_engine import level_crossing, mpmath_taylor
 from theory.first_jump import first_jump
 from theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
 from theory.limit_process import limit_process_of
