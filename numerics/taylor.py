@@ -455,7 +455,11 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
             h_jz = step.jorba_zou(tol, None if use_limbs else _neuron_sizes(a, Z))
             last = h_jz >= tau_end - tau
             h, token = step.quantize(min(h_jz, tau_end - tau))
-            a_new, Z_new = step.state_at(token)
+            try:
+                a_new, Z_new = step.state_at(token)
+            except LimbOverflow:  # the state grew past the fixed format's headroom within the step: smaller unit
+                h_exp -= 3
+                continue
             # events: active components reaching 0 from above, negative inactive ones reaching 0 from below
             hit, first = None, h
             candidates = list(zip(*np.nonzero(act & np.array(Z_new <= 0, dtype=bool)), strict=False))

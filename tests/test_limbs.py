@@ -139,3 +139,34 @@ def test_limb_kernel_refuses_inputs_it_cannot_take():
                     convention=paper_b(3))
     with pytest.raises(RelucheckInputError, match="kernel"):
         taylor_flow(np.eye(3), np.ones(3), np.ones(2), np.ones((2, 3)), 1.0, digits=20, kernel="fast")
+
+
+def test_overflow_retries_with_a_smaller_time_unit(monkeypatch):
+    """Order 120 at 20 digits: a Jorba–Zou step spans ~30 e-foldings, so the coefficients outgrow the format's 2^35
+    headroom and the step is redone in a smaller time unit; an overflow of the state at the step's end (forced here
+    once) is retried the same way. The flow still matches the arb kernel."""
+    import numerics.taylor_limbs as taylor_limbs
+
+    original = taylor_limbs.LimbStep.state_at
+    raised = []
+
+    def state_at_once_overflowing(self, sigma_int):
+        if not raised:
+            raised.append(True)
+            raise LimbOverflow("forced")
+        return original(self, sigma_int)
+
+    monkeypatch.setattr(taylor_limbs.LimbStep, "state_at", state_at_once_overflowing)
+    rng = np.random.default_rng(5)
+    n, m, D = 6, 3, 20
+    y = rng.choice([-1.0, 1.0], n) * (0.3 + np.abs(rng.standard_normal(n)))
+    G = rng.standard_normal((m, n))
+    G /= np.linalg.norm(G, axis=1, keepdims=True)
+    with mpmath.workdps(D):
+        lam = mpmath.mpf("1e-20")
+        a0, W0, L = rng.choice([-1.0, 1.0], m) * lam, to_mp(G) * lam, -mpmath.log(lam)
+        runs = [taylor_flow(np.eye(n), y, a0, W0, 3.0, time_scale=L, convention=PAPER_C, digits=D, order=120,
+                            kernel=kern) for kern in ("arb", "limbs")]
+        top = max(abs(v) for v in runs[0].a_final)
+        assert raised and runs[1].status == "success"
+        assert max(abs(u - v) for u, v in zip(runs[0].a_final, runs[1].a_final, strict=True)) <= top * 10.0 ** -(D - 6)
