@@ -160,58 +160,44 @@ def balancedness_orthonormal(ctx: Context) -> Outcome:
                             f"rotated orthonormal data, λ = {LAM_BAL}")
 
 
-def _gaussian_events_run(seed, max_tries: int = 30):
-    """B's convention (p = 3) on Gaussian data x_i ~ N(0, I_d/d), n = 4 < d = 8, balanced init a_j = s_j‖w_j‖.
+def _gaussian_run(seed, stream: int, t_end: float, max_events: int, accept, wanted: str, max_tries: int = 30):
+    """B's convention (p = 3) on Gaussian data x_i ~ N(0, I_d/d), n = 4 < d = 8, balanced init a_j = s_j‖w_j‖:
+    ``run(digits) → (trajectory, drift)`` for the first draw of default_rng([seed, stream, attempt]) whose
+    `MIN_PROBE_DIGITS` run to ``t_end`` ends normally and satisfies ``accept(event kinds)``."""
+    n, d, p = 4, 8, 3
+    for attempt in range(max_tries):
+        rng = np.random.default_rng([seed, stream, attempt])
+        X = rng.standard_normal((n, d)) / math.sqrt(d)
+        y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
+        W = rng.standard_normal((p, d)) / math.sqrt(d)
+        signs = rng.choice([-1.0, 1.0], p)
 
-    Non-orthogonal data make both deactivation and activation events, and often sliding modes (a component
+        def run(digits, X=X, y=y, W=W, signs=signs):
+            with mpmath.workdps(digits):
+                Wm = _mp_matrix(W)
+                a0 = np.array([s * mpmath.sqrt(sum(w * w for w in row)) for s, row in zip(signs, Wm, strict=False)], dtype=object)
+                traj = taylor_flow(X, y, a0, Wm, t_end, convention=paper_b(p), digits=digits, max_events=max_events)
+                return traj, _balance_drift(traj, 1)
+
+        probe, _ = run(MIN_PROBE_DIGITS)
+        if probe.status == "success" and accept([e.kind for e in probe.events]):
+            return run
+    raise RuntimeError(f"no Gaussian instance {wanted} in {max_tries} draws (seed {seed})")
+
+
+def _gaussian_events_run(seed):
+    """Non-orthogonal data make both deactivation and activation events, and often sliding modes (a component
     pushed back onto the kink from both sides; `taylor_flow` continues them as Filippov sliding, checked by
-    `B.lem1.mpmath_through_sliding`). Draws default_rng([seed, 41, attempt]) until a 20-digit run to t = 30 ends
-    normally with at least two events and no sliding.
-    """
-    n, d, p = 4, 8, 3
-    for attempt in range(max_tries):
-        rng = np.random.default_rng([seed, 41, attempt])
-        X = rng.standard_normal((n, d)) / math.sqrt(d)
-        y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
-        W = rng.standard_normal((p, d)) / math.sqrt(d)
-        signs = rng.choice([-1.0, 1.0], p)
-
-        def run(digits, X=X, y=y, W=W, signs=signs):
-            with mpmath.workdps(digits):
-                Wm = _mp_matrix(W)
-                a0 = np.array([s * mpmath.sqrt(sum(w * w for w in row)) for s, row in zip(signs, Wm, strict=False)], dtype=object)
-                traj = taylor_flow(X, y, a0, Wm, 30.0, convention=paper_b(p), digits=digits, max_events=40)
-                return traj, _balance_drift(traj, 1)
-
-        probe, _ = run(MIN_PROBE_DIGITS)
-        if probe.status == "success" and len(probe.events) >= 2 and not any(e.kind == "slide" for e in probe.events):
-            return run
-    raise RuntimeError(f"no Gaussian instance without sliding modes in {max_tries} draws (seed {seed})")
+    `B.lem1.mpmath_through_sliding`): stream 41, t ≤ 30, at least two events and no sliding."""
+    return _gaussian_run(seed, 41, 30.0, 40, lambda kinds: len(kinds) >= 2 and "slide" not in kinds,
+                         "with two events and no sliding mode")
 
 
-def _sliding_run(seed, max_tries: int = 30):
-    """As `_gaussian_events_run` (B's convention, p = 3, n = 4, d = 8) but drawn until the run to t = 10 enters a
-    sliding mode and leaves one (Filippov sliding, `numerics.taylor._Problem.projections`)."""
-    n, d, p = 4, 8, 3
-    for attempt in range(max_tries):
-        rng = np.random.default_rng([seed, 43, attempt])
-        X = rng.standard_normal((n, d)) / math.sqrt(d)
-        y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
-        W = rng.standard_normal((p, d)) / math.sqrt(d)
-        signs = rng.choice([-1.0, 1.0], p)
-
-        def run(digits, X=X, y=y, W=W, signs=signs):
-            with mpmath.workdps(digits):
-                Wm = _mp_matrix(W)
-                a0 = np.array([s * mpmath.sqrt(sum(w * w for w in row)) for s, row in zip(signs, Wm, strict=False)], dtype=object)
-                traj = taylor_flow(X, y, a0, Wm, 10.0, convention=paper_b(p), digits=digits, max_events=60)
-                return traj, _balance_drift(traj, 1)
-
-        probe, _ = run(MIN_PROBE_DIGITS)
-        kinds = {e.kind for e in probe.events}
-        if probe.status == "success" and "slide" in kinds and kinds & {"leave_up", "leave_down"}:
-            return run
-    raise RuntimeError(f"no Gaussian instance entering and leaving a sliding mode in {max_tries} draws (seed {seed})")
+def _sliding_run(seed):
+    """Stream 43, t ≤ 10: the run enters a sliding mode and leaves one (Filippov sliding,
+    `numerics.taylor._Problem.projections`)."""
+    return _gaussian_run(seed, 43, 10.0, 60, lambda kinds: "slide" in kinds and bool({"leave_up", "leave_down"} & set(kinds)),
+                         "entering and leaving a sliding mode")
 
 
 MIN_PROBE_DIGITS = 16
