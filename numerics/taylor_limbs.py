@@ -1,7 +1,9 @@
 """The Taylor recurrence of `numerics.taylor` for orthonormal inputs (G = X Xᵀ = I), on fixed-point limbs and BLAS.
 
 Same series as `numerics.taylor._Problem.coefficients` (the cubic field within a pattern; C eqs. 2–4), rewritten
-so that each order's three Cauchy sums are three exact float64 matrix products (`numerics.limbs`):
+so that each order's three Cauchy sums are exact float64 matrix products (`numerics.limbs`), stacked over the
+neurons and restricted to each neuron's active data (the pattern is fixed within a step; at tiny λ about a quarter
+of the pairs are active):
 
     r_k     = y δ_k0 − scale Σ_l Σ_j act_ij Z_l,ij a_{k−l},j
     a_{k+1} = T c /(k+1) · Σ_l Σ_i act_ij Z_l,ij r_{k−l},i
@@ -16,7 +18,8 @@ Scalings (all powers of two, so that they are exact):
 
 The fixed format carries P = digits·log2(10) + GUARD_BITS fraction bits. Each product is exact; each order's
 results are truncated once at 2^-P (relative to the neuron's scale), so the coefficients agree with the arb
-kernel's to a few units of 2^-P (test).
+kernel's to a few units of 2^-P (test). The work buffers are module-level and reused from step to step (not
+thread-safe).
 """
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ def _exponent(x) -> int | None:
 
 
 def _fixed(x, P: int, b: int) -> int:
-    """round-down integer of x · 2^(P − b) (x an mpf)."""
+    """x · 2^(P − b) truncated toward zero to an integer (x an mpf)."""
     sign, man, exp, _ = mpmath.mpf(x)._mpf_
     man, shift = int(man), int(exp) + P - b
     v = man << shift if shift >= 0 else man >> -shift
