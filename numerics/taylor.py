@@ -440,7 +440,7 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
         balances = [balance(a, W)]
         status, message = "success", "reached the final time"
         steps = 0
-        stuck = 0  # consecutive events with a zero-length step: a sliding mode (Filippov), not resolvable by events
+        stuck = 0  # consecutive events with a zero-length step: chattering that the sliding rule did not resolve
         use_limbs = _limb_kernel_applies(prob, kernel)
         fmt = fixed_format(digits) if use_limbs else None
         h_exp = _initial_time_unit(prob) if use_limbs else None
@@ -495,7 +495,8 @@ def taylor_flow(X, y, a0, W0, tau_end, *, time_scale=1, convention: Convention =
             stuck = stuck + 1 if hit is not None and h <= kink_tol * (1 + abs(tau)) else 0
             if stuck > 2 * Z.size:
                 status, message = "sliding_mode", (f"pre-activations chatter on the kink at τ = {mpmath.nstr(tau, 12)} "
-                                                   "(a sliding mode of the σ'(0) = 0 flow): stopped")
+                                                   "(events of zero length repeat: a sliding mode that the one-at-a-"
+                                                   "time rule of `_settle_pattern` does not resolve): stopped")
                 break
             on_kink = [(int(i), int(j)) for i, j in zip(*np.nonzero(slide), strict=False)]
             if hit is not None:
