@@ -489,18 +489,22 @@ def error_law(ctx: Context) -> Outcome:
 LAM_ARB, DIGITS_ARB, ORDER_ARB, TAU_ARB = "1e-3", 30, 35, 1.3
 
 
-def _enclosure_and_reference():
-    """Arb enclosure of the golden example at λ = 1e-3 on [0, 1.3], and an mpmath Taylor run 10 digits finer in the
-    same data basis (its initial λ then lies inside the arb ball of λ, and its own error is below the enclosure's)."""
-    inst = golden_instance()
-    enc = enclose_instance(inst, LAM_ARB, TAU_ARB, digits=DIGITS_ARB, order=ORDER_ARB)
-    digits = DIGITS_ARB + 10
-    with mpmath.workdps(digits):
-        lam = mpmath.mpf(LAM_ARB)
+def _enclosed_with_reference(inst, lam_text, tau_end, digits, order):
+    """Arb enclosure of C's flow on ``inst`` to ``tau_end`` and an mpmath Taylor run 10 digits finer in the same data
+    basis (its initial λ then lies inside the arb ball of λ, and its own error is below the enclosure's)."""
+    enc = enclose_instance(inst, lam_text, tau_end, digits=digits, order=order)
+    with mpmath.workdps(digits + 10):
+        lam = mpmath.mpf(lam_text)
         C = _mp_matrix(inst.inputs) @ _mp_matrix(inst.directions).T
-        traj = taylor_flow(np.eye(inst.n), inst.labels, inst.signs * lam, C.T * lam, TAU_ARB,
-                           time_scale=-mpmath.log(lam), digits=digits)
-    return inst, enc, traj
+        traj = taylor_flow(np.eye(inst.n), inst.labels, inst.signs * lam, C.T * lam, tau_end,
+                           time_scale=-mpmath.log(lam), digits=digits + 10)
+    return enc, traj
+
+
+def _enclosure_and_reference():
+    """The golden example at λ = 1e-3 on [0, 1.3] (`_enclosed_with_reference`)."""
+    inst = golden_instance()
+    return (inst, *_enclosed_with_reference(inst, LAM_ARB, TAU_ARB, DIGITS_ARB, ORDER_ARB))
 
 
 def _outside(enc, traj, mutate: bool):
@@ -584,15 +588,7 @@ def _events_enclosure_and_reference(seed):
     mpmath Taylor run 10 digits finer in the same data basis."""
     inst = mixed_sign_instance(seed)
     jp = limit_process_of(inst).jumps[0]
-    tau_end = jp.tau + 0.3
-    enc = enclose_instance(inst, LAM_EVENTS, tau_end, digits=DIGITS_EVENTS, order=ORDER_EVENTS)
-    digits = DIGITS_EVENTS + 10
-    with mpmath.workdps(digits):
-        lam = mpmath.mpf(LAM_EVENTS)
-        C = _mp_matrix(inst.inputs) @ _mp_matrix(inst.directions).T
-        traj = taylor_flow(np.eye(inst.n), inst.labels, inst.signs * lam, C.T * lam, tau_end,
-                           time_scale=-mpmath.log(lam), digits=digits)
-    return inst, jp, enc, traj
+    return (inst, jp, *_enclosed_with_reference(inst, LAM_EVENTS, jp.tau + 0.3, DIGITS_EVENTS, ORDER_EVENTS))
 
 
 @check("C.thm2.arb_certified_events", statement="C.thm2", precision=f"arb {DIGITS_EVENTS} digits (validated)",
