@@ -317,19 +317,23 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
             if ev is not None:
                 found[v] = ev
     err_sum = (arr.n + 3) * U
+
+    def record(w, kind, face_pattern):
+        """Keep the exact candidate w if its own activation pattern is the face's and it is extremal there."""
+        if any(w) and w not in found:
+            pat = arr.pattern(w)
+            if np.array_equal(pat, face_pattern):
+                ev = arr.extremal_at(w, kind, pat)
+                if ev is not None:
+                    found[w] = ev
+
     if cells:  # cells: w = ±D_A, valid when w's own pattern is the cell's
         M = np.array(list(cells.values()))
         A = (M > 0).astype(float)
         Df, errD = A @ arr.YXf, err_sum * (A @ np.abs(arr.YXf))
         for sgn in (1, -1):
             for i in np.flatnonzero(arr.candidate_filter(sgn * Df, errD, M)):
-                w = _canonical(tuple(sgn * c for c in arr.D_of(M[i] > 0)))
-                if any(w) and w not in found:
-                    pat = arr.pattern(w)
-                    if np.array_equal(pat, M[i]):
-                        ev = arr.extremal_at(w, "cell", pat)
-                        if ev is not None:
-                            found[w] = ev
+                record(_canonical(tuple(sgn * c for c in arr.D_of(M[i] > 0))), "cell", M[i])
     if edges:  # edges of a circle x_k^⊥: w = ±P_{x_k^⊥} D_A = ±(‖x_k‖² D_A − ⟨D_A, x_k⟩ x_k)
         M = np.array(list(edges.values()))
         circle = np.array([np.flatnonzero((e == 0) & arr.nonzero)[0] for e in M])
@@ -346,13 +350,7 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
                 x = arr.X[circle[i]]
                 DA = arr.D_of(M[i] > 0)
                 k2, d2 = _dot(x, x), _dot(DA, x)
-                w = _canonical(tuple(sgn * (k2 * a - d2 * b) for a, b in zip(DA, x)))
-                if any(w) and w not in found:
-                    pat = arr.pattern(w)
-                    if np.array_equal(pat, M[i]):
-                        ev = arr.extremal_at(w, "edge", pat)
-                        if ev is not None:
-                            found[w] = ev
+                record(_canonical(tuple(sgn * (k2 * a - d2 * b) for a, b in zip(DA, x))), "edge", M[i])
     return sorted(found.values(), key=lambda e: (e.type != "max", -float(np.linalg.norm(e.vector))))
 
 
