@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from theory.limit_process import limit_process, rate_constant
+from relucheck.theory.limit_process import limit_process, rate_constant
 
 
 def naive_loop(y, s, act):

@@ -23,15 +23,15 @@ import time
 
 import numpy as np
 
-from numerics import datasets
-from numerics.engines import activation_times
-from numerics.gd import gradient_descent
-from numerics.initializations import balanced
-from numerics.instances import Instance
-from numerics.orthogonal_flow import uw_flow
-from numerics.orthogonal_raw import raw_flow
-from numerics.scale import InitScale
-from theory.limit_process import limit_process_of
+from relucheck.numerics import datasets
+from relucheck.numerics.engines import activation_times
+from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.initializations import balanced
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.orthogonal_flow import uw_flow
+from relucheck.numerics.orthogonal_raw import raw_flow
+from relucheck.numerics.scale import InitScale
+from relucheck.theory.limit_process import limit_process_of
 
 LAM = "1e-40"
 COMPARED_JUMPS = 4  # the run stops 0.5 after Algorithm 1's 4th jump

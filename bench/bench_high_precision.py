@@ -26,12 +26,12 @@ import mpmath
 import numpy as np
 from flint import arb
 
-from numerics import datasets
-from numerics.instances import Instance
-from numerics.network import PAPER_C, field
-from numerics.mp_arrays import flint_precision, to_mp
-from numerics.taylor import taylor_flow
-from theory.limit_process import limit_process_of
+from relucheck.numerics import datasets
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.network import PAPER_C, field
+from relucheck.numerics.mp_arrays import flint_precision, to_mp
+from relucheck.numerics.taylor import taylor_flow
+from relucheck.theory.limit_process import limit_process_of
 
 
 def instance(n, m, seed):

@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from numerics.gd import gradient_descent
-from numerics.initializations import gaussian
-from numerics.paper_a_training import INTERPOLATION_RATIO, BatchProblems, threshold_grid, train_batch
+from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.initializations import gaussian
+from relucheck.numerics.paper_a_training import INTERPOLATION_RATIO, BatchProblems, threshold_grid, train_batch
 
 
 def main(argv=None) -> None:

@@ -11,9 +11,9 @@ import time
 
 import numpy as np
 
-from numerics import paper_b_sim as sim
-from numerics.gd import gradient_descent
-from numerics.network import paper_b
+from relucheck.numerics import paper_b_sim as sim
+from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.network import paper_b
 
 
 def main() -> None:

@@ -38,10 +38,10 @@ def load_engines() -> dict:
     import importlib
     import pkgutil
 
-    import numerics
+    from relucheck import numerics
 
     for info in pkgutil.iter_modules(numerics.__path__):
-        importlib.import_module(f"numerics.{info.name}")
+        importlib.import_module(f"relucheck.numerics.{info.name}")
     return ENGINES
 
 

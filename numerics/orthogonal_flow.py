@@ -247,7 +247,7 @@ def stable_step(instance: Instance, L: float) -> float:
 
 def default_horizon(instance: Instance, margin: float = 0.5) -> float:
     """Algorithm 1's last jump time τ_K plus ``margin`` (τ = 1 + margin when Algorithm 1 has no jump)."""
-    from theory.limit_process import limit_process_of
+    from relucheck.theory.limit_process import limit_process_of
 
     lp = limit_process_of(instance)
     return (lp.jumps[-1].tau if lp.jumps else 1.0) + margin

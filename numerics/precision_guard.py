@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from proofs_checks.result import Outcome, Status
+from relucheck.proofs_checks.result import Outcome, Status
 
 
 @dataclass

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable
 
-from proofs_checks.result import to_jsonable
+from relucheck.proofs_checks.result import to_jsonable
 
 
 def point_key(point: dict) -> str:

@@ -16,13 +16,13 @@ import pkgutil
 import sys
 from pathlib import Path
 
-from numerics.errors import RelucheckInputError
+from relucheck.numerics.errors import RelucheckInputError
 
 DEFAULT_OUT = "relucheck-out"
 
 
 def _cmd_list(args) -> int:
-    from theory.statements import all_statements
+    from relucheck.theory.statements import all_statements
 
     from .registry import checks_of_statement
 
@@ -63,7 +63,7 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_show(args) -> int:
-    from theory.statements import all_statements, get_statement
+    from relucheck.theory.statements import all_statements, get_statement
 
     from .registry import all_checks, checks_of_statement, get_check
 

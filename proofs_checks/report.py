@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from theory.statement import latex_escape
+from relucheck.theory.statement import latex_escape
 
 from .result import CheckResult
 

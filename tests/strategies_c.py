@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from numerics import datasets
-from numerics.instances import Instance
+from relucheck.numerics import datasets
+from relucheck.numerics.instances import Instance
 
 _labels_magnitude = st.floats(min_value=0.05, max_value=10.0, allow_nan=False, allow_infinity=False)
 

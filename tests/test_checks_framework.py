@@ -3,10 +3,10 @@ import json
 
 import pytest
 
-from proofs_checks.registry import all_checks, get_check, select
-from proofs_checks.result import Status
-from proofs_checks.runner import exit_code, run_check, run_checks
-from theory.statements import all_statements
+from relucheck.proofs_checks.registry import all_checks, get_check, select
+from relucheck.proofs_checks.result import Status
+from relucheck.proofs_checks.runner import exit_code, run_check, run_checks
+from relucheck.theory.statements import all_statements
 
 DEFAULT = [c.id for c in select("default")]
 FULL_ONLY = [c.id for c in select("full") if "default" not in c.suites]
@@ -52,7 +52,7 @@ def test_balancedness_checks_verified():
 
 
 def test_crash_becomes_error_record_and_exit_code_2():
-    from proofs_checks.registry import Check
+    from relucheck.proofs_checks.registry import Check
 
     def boom(ctx):
         raise RuntimeError("kaboom")
@@ -71,7 +71,7 @@ def test_unknown_check_id():
 
 
 def test_require_refutes_on_a_failed_further_condition():
-    from proofs_checks.result import Outcome, agree
+    from relucheck.proofs_checks.result import Outcome, agree
 
     ok = agree(1.0, 1.0, 0.1, "exact").require(True, "never shown")
     assert ok.status is Status.VERIFIED and "never shown" not in ok.message

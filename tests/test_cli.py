@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from proofs_checks.cli import main
-from proofs_checks.report import fmt_number
+from relucheck.proofs_checks.cli import main
+from relucheck.proofs_checks.report import fmt_number
 
 
 def test_list_json(capsys):

@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from numerics import datasets, initializations
-from numerics.errors import RelucheckInputError
-from numerics.flow import FlowStatus, gradient_flow
-from numerics.gd import gradient_descent
-from numerics.instances import Instance
-from numerics.network import field, loss
+from relucheck.numerics import datasets, initializations
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.flow import FlowStatus, gradient_flow
+from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.network import field, loss
 
 
 def _orthonormal_problem(seed=3):
@@ -74,8 +74,8 @@ def test_sliding_modes_follow_the_filippov_flow_of_the_taylor_engine():
     handled, the float64 flow kept a component "active" below zero and ended 1.42 off in a at t = 5)."""
     import mpmath
 
-    from numerics.network import paper_b
-    from numerics.taylor import taylor_flow
+    from relucheck.numerics.network import paper_b
+    from relucheck.numerics.taylor import taylor_flow
 
     rng = np.random.default_rng([0, 41])
     X = rng.standard_normal((5, 4)) / 2

@@ -8,18 +8,18 @@ from flint import arb
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.arb_enclosure import certified_crossing, enclose_instance
-from numerics.engines import activation_times, get_engine
-from numerics.errors import HypothesisViolation, RelucheckInputError
-from numerics.flow import gradient_flow
-from numerics.instances import Instance
-from numerics.network import field, paper_b
-from numerics.precision_guard import apply_guard, guarded
-from numerics.mp_arrays import _mpf_to_arb, check_precision, exact_mpf, flint_precision, to_arb, to_mp, to_mpf
-from numerics.taylor import _Problem, taylor_flow
-from numerics.taylor_engine import level_crossing, mpmath_taylor
-from proofs_checks.result import Outcome, Status
-from theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
+from relucheck.numerics.arb_enclosure import certified_crossing, enclose_instance
+from relucheck.numerics.engines import activation_times, get_engine
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.flow import gradient_flow
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.network import field, paper_b
+from relucheck.numerics.precision_guard import apply_guard, guarded
+from relucheck.numerics.mp_arrays import _mpf_to_arb, check_precision, exact_mpf, flint_precision, to_arb, to_mp, to_mpf
+from relucheck.numerics.taylor import _Problem, taylor_flow
+from relucheck.numerics.taylor_engine import level_crossing, mpmath_taylor
+from relucheck.proofs_checks.result import Outcome, Status
+from relucheck.theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
 
 
 def golden():

@@ -4,11 +4,11 @@ import json
 import numpy as np
 import pytest
 
-from numerics import datasets, initializations
-from numerics.errors import HypothesisViolation, RelucheckInputError
-from numerics.instances import Instance, load_instance, require_orthonormal
-from numerics.network import balancedness_defect
-from numerics.scale import InitScale
+from relucheck.numerics import datasets, initializations
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.instances import Instance, load_instance, require_orthonormal
+from relucheck.numerics.network import balancedness_defect
+from relucheck.numerics.scale import InitScale
 
 
 def _inst(n=4, d=5, m=3, seed=0, **over):

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.errors import RelucheckInputError
-from numerics.limbs import FixedFormat, LimbOverflow
-from numerics.network import PAPER_C, paper_b
-from numerics.mp_arrays import flint_precision, to_arb, to_mp, to_mpf
-from numerics.taylor import _Problem, taylor_flow
-from numerics.taylor_limbs import LimbStep, fixed_format
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.limbs import FixedFormat, LimbOverflow
+from relucheck.numerics.network import PAPER_C, paper_b
+from relucheck.numerics.mp_arrays import flint_precision, to_arb, to_mp, to_mpf
+from relucheck.numerics.taylor import _Problem, taylor_flow
+from relucheck.numerics.taylor_limbs import LimbStep, fixed_format
 
 FMT = FixedFormat(4, 2)  # 76 fraction bits, small enough for quick exhaustive-ish tests
 P = FMT.P
@@ -145,7 +145,7 @@ def test_overflow_retries_with_a_smaller_time_unit(monkeypatch):
     """Order 120 at 20 digits: a Jorba–Zou step spans ~30 e-foldings, so the coefficients outgrow the format's 2^35
     headroom and the step is redone in a smaller time unit; an overflow of the state at the step's end (forced here
     once) is retried the same way. The flow still matches the arb kernel."""
-    import numerics.taylor_limbs as taylor_limbs
+    import relucheck.numerics.taylor_limbs as taylor_limbs
 
     original = taylor_limbs.LimbStep.state_at
     raised = []

@@ -3,8 +3,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from numerics import datasets
-from numerics.network import PAPER_A, balancedness_defect, field, forward, loss, paper_b, residuals
+from relucheck.numerics import datasets
+from relucheck.numerics.network import PAPER_A, balancedness_defect, field, forward, loss, paper_b, residuals
 
 
 def _problem(seed=0, n=5, d=4, m=3):

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.errors import RelucheckInputError
-from proofs_checks.cli import main
-from theory.ode_checker import check_ode, parse_problem, safe_parse
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.proofs_checks.cli import main
+from relucheck.theory.ode_checker import check_ode, parse_problem, safe_parse
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "ode"
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.errors import RelucheckInputError
-from proofs_checks.cli import main
-from theory.extremal_vectors import (D_n, G_n, count_cells, cover_count, extremal_vectors, sup_deviation_2d)
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.proofs_checks.cli import main
+from relucheck.theory.extremal_vectors import (D_n, G_n, count_cells, cover_count, extremal_vectors, sup_deviation_2d)
 
 seeds = st.integers(0, 2**31 - 1)
 
@@ -122,7 +122,7 @@ def test_spec_four_point_example():
 
 
 def test_margin_data_has_exactly_two_extremal_vectors_in_d3():
-    from numerics import datasets
+    from relucheck.numerics import datasets
 
     rng = np.random.default_rng(5)
     X = datasets.margin_inputs(60, 3, rng, c0=0.3)

@@ -4,13 +4,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import datasets, initializations
-from numerics.errors import HypothesisViolation, RelucheckInputError
-from numerics.gd import gradient_descent
-from numerics.paper_a_training import (BatchProblems, fit_exponent, interpolation_limit, threshold_sweep,
+from relucheck.numerics import datasets, initializations
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.paper_a_training import (BatchProblems, fit_exponent, interpolation_limit, threshold_sweep,
                                        train_batch)
-from theory.paper_a_limits import D_inf_relu, G_inf_relu, two_piece_ols
-from theory.statements import all_statements
+from relucheck.theory.paper_a_limits import D_inf_relu, G_inf_relu, two_piece_ols
+from relucheck.theory.statements import all_statements
 
 seeds = st.integers(0, 2**31 - 1)
 
@@ -51,7 +51,7 @@ def test_train_batch_rejects_bad_arguments():
 
 
 def test_threshold_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
-    import numerics.paper_a_training as mod
+    import relucheck.numerics.paper_a_training as mod
 
     calls = []
     original = mod.threshold_batch
@@ -137,7 +137,7 @@ def test_statements_carry_both_numberings():
 @settings(max_examples=20)
 def test_two_piece_estimator_is_a_stationary_point(seed, m_plus, m_minus):
     """H7: split β̂_± over balanced neurons w_j ∥ β̂_+ (a_j > 0) and w_j ∥ −β̂_− (a_j < 0): ∇L = 0, L = L_2OLS."""
-    from numerics.paper_a_training import losses_and_grads
+    from relucheck.numerics.paper_a_training import losses_and_grads
 
     rng = np.random.default_rng(seed)
     X = datasets.margin_inputs(80, 3, rng, c0=0.3)

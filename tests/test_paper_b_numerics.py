@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics import paper_b_sim as sim
-from numerics.errors import RelucheckInputError
-from numerics.gd import gradient_descent
-from numerics.network import loss, paper_b
-from proofs_checks.checks.paper_b_curvature import lemma7_bounds, mu_of
-from proofs_checks.figures import paper_b as fig
+from relucheck.numerics import paper_b_sim as sim
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.network import loss, paper_b
+from relucheck.proofs_checks.checks.paper_b_curvature import lemma7_bounds, mu_of
+from relucheck.proofs_checks.figures import paper_b as fig
 
 
 @settings(max_examples=15, deadline=None)

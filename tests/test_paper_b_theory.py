@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.errors import RelucheckInputError
-from theory import paper_b_closed_form as cf
-from theory import paper_b_probability as prob
-from theory.statements import get_statement
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.theory import paper_b_closed_form as cf
+from relucheck.theory import paper_b_probability as prob
+from relucheck.theory.statements import get_statement
 
 pos = st.floats(0.05, 3.0)
 rho0s = st.floats(0.001, 0.999)

@@ -9,13 +9,13 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.errors import HypothesisViolation, RelucheckInputError
-from numerics.instances import Instance
-from proofs_checks.cli import main
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.instances import Instance
+from relucheck.proofs_checks.cli import main
 from tests.strategies_c import algorithm_inputs, orthonormal_instances
-from theory.interpolation_probability import all_rows_nonzero_probability, row_union_lower_bound
-from theory.limit_process import correct_sign_mask, limit_process, limit_process_of, rate_constant
-from theory.limit_process_exact import exact_sign, limit_process_exact
+from relucheck.theory.interpolation_probability import all_rows_nonzero_probability, row_union_lower_bound
+from relucheck.theory.limit_process import correct_sign_mask, limit_process, limit_process_of, rate_constant
+from relucheck.theory.limit_process_exact import exact_sign, limit_process_exact
 
 GOLDEN_ACT = np.array([[1, 1, -1, -1], [-1, 1, 1, 1], [-1, -1, 1, -1]]).T > 0
 
@@ -206,7 +206,7 @@ def test_norm_figure_writes_plots_and_table(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from proofs_checks.figures.c_norm_vs_n import FIG5_SIZES, write_norm_figure
+    from relucheck.proofs_checks.figures.c_norm_vs_n import FIG5_SIZES, write_norm_figure
 
     paths = write_norm_figure(tmp_path, seed=0)
     assert sorted(p.suffix for p in paths) == [".md", ".pdf", ".png", ".tex"] and all(p.stat().st_size for p in paths)

@@ -9,18 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.engines import get_engine
-from numerics.errors import HypothesisViolation, RelucheckInputError
-from numerics.instances import Instance
-from numerics.orthogonal_flow import uw_flow
-from numerics.orthogonal_raw import raw_flow
-from proofs_checks.checks.paper_c_flow import (SPEC_C_BOUND, golden_instance, instance_of, separated_instance,
+from relucheck.numerics.engines import get_engine
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.orthogonal_flow import uw_flow
+from relucheck.numerics.orthogonal_raw import raw_flow
+from relucheck.proofs_checks.checks.paper_c_flow import (SPEC_C_BOUND, golden_instance, instance_of, separated_instance,
                                                wrong_sign_instance)
-from proofs_checks.cli import main
-from proofs_checks.commands.flow import _engine_and_options
-from theory.first_jump import (first_jump, growth_phase_proof, half_fit_time_proof, kappa_closed_form,
+from relucheck.proofs_checks.cli import main
+from relucheck.proofs_checks.commands.flow import _engine_and_options
+from relucheck.theory.first_jump import (first_jump, growth_phase_proof, half_fit_time_proof, kappa_closed_form,
                                kappa_linear_system, linear_phase, logistic_fit_phase_proof)
-from theory.limit_process import limit_process_of
+from relucheck.theory.limit_process import limit_process_of
 
 GOLDEN_TAUS = (0.8, 0.8 + (4 / math.sqrt(5)) * (1 - math.sqrt(21) / 5))  # spec C §2.7
 

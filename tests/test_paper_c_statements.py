@@ -2,10 +2,10 @@
 import pytest
 import sympy as sp
 
-from theory.statements import all_statements
-from theory.statements.paper_c import (LEM10_BOUND, PROP2_EXACT, PROP2_LOWER, THM3_CONSTANT, delta, m, n,
+from relucheck.theory.statements import all_statements
+from relucheck.theory.statements.paper_c import (LEM10_BOUND, PROP2_EXACT, PROP2_LOWER, THM3_CONSTANT, delta, m, n,
                                        n_minus, n_plus)
-from theory.interpolation_probability import all_rows_nonzero_probability
+from relucheck.theory.interpolation_probability import all_rows_nonzero_probability
 
 EXPECTED = (["C.thm1", "C.thm2", "C.thm3", "C.thm4"] + [f"C.prop{i}" for i in range(1, 8)]
             + [f"C.lem{i}" for i in range(1, 11)] + ["C.cor1", "C.cor2"] + [f"C.asm{i}" for i in range(1, 5)]

@@ -2,8 +2,8 @@
 import pytest
 import sympy as sp
 
-from theory.statement import Statement
-from theory.statements import all_statements, get_statement
+from relucheck.theory.statement import Statement
+from relucheck.theory.statements import all_statements, get_statement
 
 
 def test_rendering_of_a_formula_statement():

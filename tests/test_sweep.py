@@ -1,7 +1,7 @@
 """Resumable sweeps lose and repeat nothing across an interruption."""
 import pytest
 
-from numerics.sweep import Sweep
+from relucheck.numerics.sweep import Sweep
 
 
 def test_sweep_resumes_without_repeating(tmp_path):

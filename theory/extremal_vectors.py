@@ -38,7 +38,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from numerics.errors import RelucheckInputError
+from relucheck.numerics.errors import RelucheckInputError
 
 
 # -- D_n, G_n (float64, any d) ---------------------------------------------------------------------

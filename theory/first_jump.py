@@ -120,7 +120,7 @@ def kappa_linear_system(g_data, y, s: float) -> tuple[float, list[float]]:
 
 def first_jump(instance, limit=None) -> FirstJump:
     """C_1 and κ for an orthonormal instance (Algorithm 1 gives j_1 and S_1)."""
-    from theory.limit_process import limit_process_of
+    from relucheck.theory.limit_process import limit_process_of
 
     lp = limit_process_of(instance) if limit is None else limit
     if not lp.jumps:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import mpmath
 
-from numerics.errors import HypothesisViolation
+from relucheck.numerics.errors import HypothesisViolation
 
 
 def group_solution(t, N0, rho0, norm_y, n: int, p: int = 1):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import comb
 
-from numerics.errors import RelucheckInputError
+from relucheck.numerics.errors import RelucheckInputError
 
 
 def _check(n_plus: int, n_minus: int, m: int) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy
 
-from numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
 RATE_CONSTANT_NOTE = "L = 1/(2n) Σ r² gives rate constant c = 1/n (spec C §1.3, caveat U1)"
 NONZERO_LABELS = "Assumption 4(ii) (non-zero labels y_i ≠ 0)"

@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
 from .limit_process import NONZERO_LABELS, correct_sign_mask, exact_rate_constant
 

@@ -44,7 +44,7 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr
 
-from numerics.errors import RelucheckInputError
+from relucheck.numerics.errors import RelucheckInputError
 
 DPS = 50
 ZERO_RELATIVE = 10.0 ** -(DPS - 20)  # an exact solution's residual: rounding at DPS digits, 20 lost to cancellation

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
 
 def D_inf_linear(Sigma, beta) -> np.ndarray:

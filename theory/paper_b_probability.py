@@ -18,7 +18,7 @@ import mpmath
 import numpy as np
 from scipy import special, stats
 
-from numerics.errors import RelucheckInputError
+from relucheck.numerics.errors import RelucheckInputError
 
 
 def _check(n: int, p: int) -> None:

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics import datasets, initializations
-from numerics.flow import gradient_flow
-from numerics.instances import Instance
-from numerics.network import PAPER_A, field, paper_b
-from theory.invariants import gd_step_identity_residual, invariant_derivative
+from relucheck.numerics import datasets, initializations
+from relucheck.numerics.flow import gradient_flow
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.network import PAPER_A, field, paper_b
+from relucheck.theory.invariants import gd_step_identity_residual, invariant_derivative
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree

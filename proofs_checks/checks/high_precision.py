@@ -18,19 +18,19 @@ import mpmath
 import numpy as np
 import sympy
 
-from numerics.engines import get_engine
-from numerics.instances import Instance
-from numerics.network import PAPER_C, paper_b
-from numerics.orthogonal_flow import RTOL, SETTLE_RTOL
-from numerics.precision_guard import Guarded, apply_guard, guarded
-from numerics.arb_enclosure import certified_crossing, enclose_instance
-from numerics.mp_arrays import _mpf_to_arb, flint_precision
-from numerics.taylor import taylor_flow
-from numerics.taylor_engine import level_crossing, mpmath_taylor
-from theory.first_jump import first_jump
-from theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
-from theory.limit_process import limit_process_of
-from theory.limit_process_exact import limit_process_exact
+from relucheck.numerics.engines import get_engine
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.network import PAPER_C, paper_b
+from relucheck.numerics.orthogonal_flow import RTOL, SETTLE_RTOL
+from relucheck.numerics.precision_guard import Guarded, apply_guard, guarded
+from relucheck.numerics.arb_enclosure import certified_crossing, enclose_instance
+from relucheck.numerics.mp_arrays import _mpf_to_arb, flint_precision
+from relucheck.numerics.taylor import taylor_flow
+from relucheck.numerics.taylor_engine import level_crossing, mpmath_taylor
+from relucheck.theory.first_jump import first_jump
+from relucheck.theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
+from relucheck.theory.limit_process import limit_process_of
+from relucheck.theory.limit_process_exact import limit_process_exact
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree

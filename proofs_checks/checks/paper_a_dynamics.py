@@ -7,9 +7,9 @@ from functools import lru_cache
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from numerics import datasets, initializations
-from numerics.paper_a_training import BatchProblems, losses_and_grads, train_batch
-from theory.paper_a_limits import (ols_excess_risk_gaussian, two_piece_excess_risk_prediction, two_piece_ols)
+from relucheck.numerics import datasets, initializations
+from relucheck.numerics.paper_a_training import BatchProblems, losses_and_grads, train_batch
+from relucheck.theory.paper_a_limits import (ols_excess_risk_gaussian, two_piece_excess_risk_prediction, two_piece_ols)
 
 from ..registry import Context, check
 from ..result import Outcome, agree, within_bound

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from numerics import datasets
-from theory.extremal_vectors import cover_count, count_cells, extremal_vectors, sup_deviation_2d
-from theory.paper_a_limits import D_inf_linear_proof
+from relucheck.numerics import datasets
+from relucheck.theory.extremal_vectors import cover_count, count_cells, extremal_vectors, sup_deviation_2d
+from relucheck.theory.paper_a_limits import D_inf_linear_proof
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree, within_bound

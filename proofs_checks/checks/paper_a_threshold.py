@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.paper_a_training import (INTERPOLATION_RATIO, THRESHOLD_PROTOCOL, fit_exponent, interpolation_limit,
+from relucheck.numerics.paper_a_training import (INTERPOLATION_RATIO, THRESHOLD_PROTOCOL, fit_exponent, interpolation_limit,
                                        threshold_batch, threshold_grid, threshold_sweep)
 
 from ..registry import Context, check

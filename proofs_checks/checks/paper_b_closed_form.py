@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from numerics import datasets
-from numerics.flow import ZERO, gradient_flow
-from numerics.network import field, loss, paper_b
-from theory import paper_b_closed_form as cf
-from theory.ode_checker import check_ode, parse_problem
+from relucheck.numerics import datasets
+from relucheck.numerics.flow import ZERO, gradient_flow
+from relucheck.numerics.network import field, loss, paper_b
+from relucheck.theory import paper_b_closed_form as cf
+from relucheck.theory.ode_checker import check_ode, parse_problem
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree

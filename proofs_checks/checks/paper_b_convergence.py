@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from numerics import paper_b_sim as sim
-from theory.paper_b_probability import clopper_pearson
+from relucheck.numerics import paper_b_sim as sim
+from relucheck.theory.paper_b_probability import clopper_pearson
 
 from ..registry import Context, check
 from ..result import Outcome, Status, within_bound

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics import datasets
-from numerics.flow import ZERO, gradient_flow
-from numerics.network import field, loss, paper_b
+from relucheck.numerics import datasets
+from relucheck.numerics.flow import ZERO, gradient_flow
+from relucheck.numerics.network import field, loss, paper_b
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree, within_bound
@@ -160,7 +160,7 @@ def beta0_orthogonal(lam, y, d):
 
 
 def _lemma4_samples(seed, n=40, d=200, p=1000, inits=200):
-    from numerics import paper_b_sim as sim
+    from relucheck.numerics import paper_b_sim as sim
 
     rng = np.random.default_rng([seed, 73])
     lam = rng.uniform(1, 2, n)
@@ -186,7 +186,7 @@ def beta0(ctx: Context) -> Outcome:
 
 
 def _extinction_run(seed, n=100, d=40_000, p=20, delta=1.0, lr=0.05, max_steps=2000):
-    from numerics import paper_b_sim as sim
+    from relucheck.numerics import paper_b_sim as sim
 
     rng = np.random.default_rng([seed, 74])
     lam = rng.uniform(1, 2, n)  # x_i = λ_i e_i (span coordinates of orthogonal data in ℝ^d)

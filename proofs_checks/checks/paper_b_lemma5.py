@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics import paper_b_sim as sim
-from theory import paper_b_probability as prob
+from relucheck.numerics import paper_b_sim as sim
+from relucheck.theory import paper_b_probability as prob
 
 from ..registry import Context, check
 from ..result import Outcome, Status

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import mpmath
 
-from theory import paper_b_closed_form as cf
+from relucheck.theory import paper_b_closed_form as cf
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree

@@ -14,10 +14,10 @@ import numpy as np
 import sympy as sp
 from scipy import optimize, stats
 
-from theory import limit_process_exact as lpe
-from theory.interpolation_probability import all_rows_nonzero_probability, row_union_lower_bound
-from theory.limit_process import limit_process
-from theory.statements.paper_c import LEM10_BOUND, THM3_CONSTANT, alpha, beta, delta, f, f0, t
+from relucheck.theory import limit_process_exact as lpe
+from relucheck.theory.interpolation_probability import all_rows_nonzero_probability, row_union_lower_bound
+from relucheck.theory.limit_process import limit_process
+from relucheck.theory.statements.paper_c import LEM10_BOUND, THM3_CONSTANT, alpha, beta, delta, f, f0, t
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree, within_bound
@@ -711,13 +711,13 @@ HYP1_LAMBDAS = ("1e-20", "1e-40", "1e-80")
 
 
 def golden_instance():
-    from numerics.instances import Instance
+    from relucheck.numerics.instances import Instance
 
     return Instance(np.eye(4), GOLDEN_LABELS, GOLDEN_DIRECTIONS, GOLDEN_SIGNS, {"instance": "spec C §2.7 golden"})
 
 
 def _hyp1_runs():
-    from numerics.orthogonal_flow import uw_flow
+    from relucheck.numerics.orthogonal_flow import uw_flow
 
     inst = golden_instance()
     return inst, {lam: uw_flow(inst, lam) for lam in HYP1_LAMBDAS}

@@ -14,15 +14,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from numerics import datasets
-from numerics.gd import gradient_descent
-from numerics.initializations import balanced
-from numerics.instances import Instance
-from numerics.orthogonal_flow import RTOL, uw_flow
-from numerics.orthogonal_raw import raw_flow
-from numerics.scale import InitScale
-from theory.first_jump import first_jump, linear_phase
-from theory.limit_process import correct_sign_mask, limit_process_of
+from relucheck.numerics import datasets
+from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.initializations import balanced
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.orthogonal_flow import RTOL, uw_flow
+from relucheck.numerics.orthogonal_raw import raw_flow
+from relucheck.numerics.scale import InitScale
+from relucheck.theory.first_jump import first_jump, linear_phase
+from relucheck.theory.limit_process import correct_sign_mask, limit_process_of
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree
@@ -362,7 +362,7 @@ def early_phase(ctx: Context) -> Outcome:
     """Lemma 3 (1), (3): alignment at τ_0 = 0.05 and the deactivation times of wrong-sign components equal those of the
     λ-free linear system (theory.first_jump.linear_phase) read at t = τ·ln(1/λ), for λ = 1e-20 and 1e-40; the
     misalignment 1 − ⟨w̄_j, w̄_j^{(0)}⟩ decreases with λ."""
-    from numerics.orthogonal_flow import integrate, stable_step, uw_system
+    from relucheck.numerics.orthogonal_flow import integrate, stable_step, uw_system
 
     inst = instance_of("random", ctx.seed)
     X, y, n = inst.inputs, inst.labels, inst.n
@@ -472,7 +472,7 @@ def gd_matches_flow(ctx: Context) -> Outcome:
     for lr in (0.05, 0.01):
         hist = ctx.cached(lr, lambda lr=lr: _gd_rho(inst, lam, lr, flow.tolerances["horizon"] * L))
         steps = np.arange(hist.shape[0])
-        from numerics.engines import activation_times
+        from relucheck.numerics.engines import activation_times
 
         conv = 1.0 if ctx.mutate else lr
         taus = steps * conv / L

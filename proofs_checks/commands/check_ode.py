@@ -10,12 +10,12 @@ import json
 import sys
 from pathlib import Path
 
-from numerics.errors import RelucheckInputError
-from proofs_checks.report import fmt_number
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.proofs_checks.report import fmt_number
 
 
 def _run(args) -> int:
-    from theory.ode_checker import check_ode, parse_problem
+    from relucheck.theory.ode_checker import check_ode, parse_problem
 
     path = Path(args.file)
     if not path.exists():

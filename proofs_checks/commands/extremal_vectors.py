@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from numerics.errors import RelucheckInputError
-from numerics.instances import read_json_file
-from theory.extremal_vectors import extremal_vectors
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.instances import read_json_file
+from relucheck.theory.extremal_vectors import extremal_vectors
 
 
 def load_data(path):

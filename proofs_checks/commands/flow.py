@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 
-from numerics.engines import get_engine, load_engines
-from numerics.errors import RelucheckInputError
-from numerics.instances import load_instance
-from theory.limit_process import limit_process_of
+from relucheck.numerics.engines import get_engine, load_engines
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.instances import load_instance
+from relucheck.theory.limit_process import limit_process_of
 
 from ..report import fmt_number
 from ..result import to_jsonable

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import sys
 
-from numerics.instances import load_instance
-from theory.limit_process import RATE_CONSTANT_NOTE, limit_process_of
+from relucheck.numerics.instances import load_instance
+from relucheck.theory.limit_process import RATE_CONSTANT_NOTE, limit_process_of
 
 from ..report import fmt_number
 
 
 def _exact_json(instance) -> dict:
-    from theory.limit_process_exact import limit_process_exact
+    from relucheck.theory.limit_process_exact import limit_process_exact
 
     instance.require_orthonormal()
     return limit_process_exact(instance.labels.tolist(), instance.signs.tolist(), instance.activation()).to_json()

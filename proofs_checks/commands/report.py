@@ -4,13 +4,13 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from numerics.errors import RelucheckInputError
+from relucheck.numerics.errors import RelucheckInputError
 
 
 def _run(args) -> int:
     paper = args.paper.lower()
     try:
-        module = importlib.import_module(f"proofs_checks.figures.paper_{paper}")
+        module = importlib.import_module(f"relucheck.proofs_checks.figures.paper_{paper}")
     except ModuleNotFoundError as exc:
         raise RelucheckInputError(f"no report for paper {args.paper.upper()} yet") from exc
     import matplotlib

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.paper_a_training import THRESHOLD_PROTOCOL, fit_exponent, interpolation_limit, threshold_sweep
+from relucheck.numerics.paper_a_training import THRESHOLD_PROTOCOL, fit_exponent, interpolation_limit, threshold_sweep
 
 from ..report import write_table
 
@@ -41,7 +41,7 @@ def write_report(out_dir, seed: int = 0) -> list[Path]:
 
     scale = os.environ.get("RELUCHECK_SCALE", "reduced")
     if scale not in SCALES:
-        from numerics.errors import RelucheckInputError
+        from relucheck.numerics.errors import RelucheckInputError
 
         raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {sorted(SCALES)}, got {scale!r}")
     cfg = SCALES[scale]

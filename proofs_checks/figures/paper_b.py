@@ -24,10 +24,10 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
-from numerics import paper_b_sim as sim
-from numerics.sweep import Sweep
-from theory import paper_b_closed_form as cf
-from theory.paper_b_probability import clopper_pearson
+from relucheck.numerics import paper_b_sim as sim
+from relucheck.numerics.sweep import Sweep
+from relucheck.theory import paper_b_closed_form as cf
+from relucheck.theory.paper_b_probability import clopper_pearson
 
 from ..report import write_table
 
@@ -47,7 +47,7 @@ SCALES = {
 def scale_name() -> str:
     name = os.environ.get("RELUCHECK_SCALE", "reduced")
     if name not in SCALES:
-        from numerics.errors import RelucheckInputError
+        from relucheck.numerics.errors import RelucheckInputError
 
         raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {sorted(SCALES)}, got {name!r}")
     return name

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics import datasets
-from numerics.instances import Instance
-from numerics.orthogonal_flow import uw_flow
-from numerics.sweep import Sweep
-from theory.limit_process import limit_process_of
+from relucheck.numerics import datasets
+from relucheck.numerics.instances import Instance
+from relucheck.numerics.orthogonal_flow import uw_flow
+from relucheck.numerics.sweep import Sweep
+from relucheck.theory.limit_process import limit_process_of
 
 from ..checks.paper_c_flow import golden_instance, separated_instance
 from ..report import fmt_number, write_table
