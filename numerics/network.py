@@ -27,6 +27,8 @@ __all__ = [
     "PAPER_C",
     "paper_b",
     "preactivations",
+    "pattern_residuals",
+    "neuron_rates",
     "forward",
     "residuals",
     "loss",
@@ -67,14 +69,46 @@ def paper_b(p: int) -> Convention:
 
 
 def preactivations(X, W):
-    """⟨w_j, x_i⟩ as an (n, m) array."""
-    return X @ W.T
+    """⟨w_j, x_i⟩ as an (n, m) array (leading batch axes allowed: X (..., n, d), W (..., m, d))."""
+    return X @ W.swapaxes(-1, -2)
+
+
+def _coefficient(convention: Convention, n):
+    """(numerator, denominator) of scale·time_factor/n as exact integers (n may be a batch array)."""
+    return convention.time_factor, convention.width_divisor * n
+
+
+def pattern_residuals(y, a, Z, weights, convention: Convention = PAPER_A):
+    """r_i = y_i − scale Σ_j weights_ij a_j Z_ij: the residuals with the activation pattern given as weights.
+
+    ``weights`` is 1{Z > 0} for σ'(0) = 0; on a fixed segment of an event-aware flow it is the segment's
+    pattern (components on a kink have Z = 0, so their weight does not matter here). Batch axes lead.
+    """
+    h = ((Z * weights) @ a[..., None])[..., 0]
+    return y - (h if convention.width_divisor == 1 else h / convention.width_divisor)
+
+
+def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None):
+    """(da/dt, dW/dt) given the *effective residuals* V (n, m): linear in each neuron's own (a_j, w_j).
+
+    da_j/dt = c ⟨w_j, D_j⟩, dw_j/dt = c a_j D_j with D_j = (1/n) Σ_i V_ij x_i and c = scale·time_factor
+    (A eq. 4, B eqs. 13–14, C §1.4). With σ'(0) = 0, V_ij = 1{⟨w_j,x_i⟩ > 0} r_i; a neuron sliding on a kink
+    carries its Filippov weights there, V_ij = η_ij r_i (`numerics.flows.filippov`). Given V the field is
+    linear in θ_j = (a_j, w_j), which the log-scale engine uses (θ_j = e^{ρ_j} φ_j). Batch axes lead.
+    ``D`` (m, d) = Σ_i V_ij x_i may be given when the caller has a cheaper product (data written in their own
+    orthonormal basis); X is then unused.
+    """
+    num, den = _coefficient(convention, V.shape[-2])
+    D = V.swapaxes(-1, -2) @ X if D is None else D  # (m, d): Σ_i V_ij x_i
+    da = (W * D).sum(-1) * num / den
+    dW = (a[..., None] * D) * num / den
+    return da, dW
 
 
 def forward(X, a, W, convention: Convention = PAPER_A):
     """h_θ(x_i) for every row x_i of X (eq. 2 of C, eq. 1 of B with scale 1/p)."""
     Z = preactivations(X, W)
-    h = (Z * (Z > 0)) @ a
+    h = ((Z * (Z > 0)) @ a[..., None])[..., 0]
     return h if convention.width_divisor == 1 else h / convention.width_divisor
 
 
@@ -86,7 +120,7 @@ def residuals(X, y, a, W, convention: Convention = PAPER_A):
 def loss(X, y, a, W, convention: Convention = PAPER_A):
     """L(θ) = 1/(2n) Σ_i r_i² (the 1/(2n) normalization of all three papers)."""
     r = residuals(X, y, a, W, convention)
-    return (r @ r) / (2 * len(y))
+    return (r * r).sum(-1) / (2 * y.shape[-1])
 
 
 def field(X, y, a, W, convention: Convention = PAPER_A, active=None):
@@ -94,21 +128,15 @@ def field(X, y, a, W, convention: Convention = PAPER_A, active=None):
 
     da_j/dt = c ⟨w_j, D_j⟩ and dw_j/dt = c a_j D_j with the dynamical vector
     D_j = (scale/n) Σ_i 1{⟨w_j,x_i⟩ > 0} r_i x_i and c = time_factor (A eq. 4, B eqs. 13–14,
-    C §1.4).
+    C §1.4): `pattern_residuals` then `neuron_rates`.
 
     ``active`` optionally fixes the activation pattern (an (n, m) boolean array); the event-aware
     integrators pass the pattern of the current segment so that the field is polynomial there.
     """
     Z = preactivations(X, W)
     act = (Z > 0) if active is None else active
-    R = Z * act
-    h = R @ a
-    r = y - (h if convention.width_divisor == 1 else h / convention.width_divisor)
-    # coefficient scale·time_factor/n = time_factor / (width_divisor·n), applied as an exact integer ratio
-    num, den = convention.time_factor, convention.width_divisor * len(y)
-    da = (R.T @ r) * num / den
-    dW = (a[:, None] * ((act * r[:, None]).T @ X)) * num / den
-    return da, dW
+    r = pattern_residuals(y, a, Z, act, convention)
+    return neuron_rates(X, act * r[..., :, None], a, W, convention)
 
 
 def balancedness_defect(a, W):

@@ -1,0 +1,264 @@
+"""Engine "float64": the flow in float64 at any λ on any data, with θ_j = e^{ρ_j} φ_j, ‖φ_j‖ = 1.
+
+Given the residuals r and the pattern, the field is linear in each neuron's own θ_j = (a_j, w_j)
+(`numerics.network.neuron_rates`: dθ_j/dt = M_j θ_j with M_j = c [[0, D_jᵀ], [D_j, 0]]). Writing
+θ_j = e^{ρ_j} φ_j with a unit φ_j is therefore exact:
+
+    dρ_j/ds = T φ_jᵀ M_j φ_j,    dφ_j/ds = T (M_j φ_j − (φ_jᵀ M_j φ_j) φ_j),    s = t / T,
+
+and the residuals need only e^{2ρ_j} φ_j,a (φ_j,w · x_i): r_i = y_i − scale Σ_j η_ij e^{2ρ_j} φ_j,a z_ij with
+z_ij = ⟨φ_j,w, x_i⟩. λ enters through ρ_j(0) = −ln(1/λ) + ln‖θ̂_j‖ only, so λ = 1e-1000 and beyond is an
+ordinary float64 run (e^{2ρ_j} underflows to an exact 0 for neurons far below the labels' scale, where their
+contribution is below every rounding of r). The pre-activations z_ij are relative to the neuron's own norm:
+event and kink thresholds are relative to each neuron's scale whatever λ is.
+
+Bases: on orthonormal data (X Xᵀ = I up to float64 rounding, `FlowProblem.orthonormal`) the state is written in
+the data basis — φ_j,w = (⟨φ_j,w, x_1⟩, …, ⟨φ_j,w, x_n⟩, q_j) with q_j the norm of the part orthogonal to the
+data, which never turns — so G = I exactly: the exact fast path of paper C (C eq. 7 in its (ũ, w̄) form), with
+no products by X at all. Otherwise the inputs are used as given (``basis="inputs"`` forces that on orthonormal
+data too).
+
+Integrator: scipy's DOP853 stepped one step at a time (rtol 1e-10, atol 1e-12 by default); its dense output
+(three extra field evaluations, only for steps with a crossing or a requested time) locates events.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from scipy.integrate import DOP853
+
+from ...network import neuron_rates, pattern_residuals
+from ..engine import Domain, Engine, Stepper, View
+from ..registry import register
+from ..events import Watch
+from ..result import EventKind
+
+RTOL, ATOL = 1e-10, 1e-12
+EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
+
+
+class _Basis:
+    """Where φ_j,w lives: the inputs as given (general) or the data basis of orthonormal inputs (identity)."""
+
+    def __init__(self, X, identity: bool):
+        self.identity = identity
+        self.X = X
+        self.n = X.shape[0]
+        self.dim = self.n + 1 if identity else X.shape[1]
+        self.G = np.eye(self.n) if identity else X @ X.T
+
+    def pre(self, Phi_w):
+        """z (n, m) from φ_w (m, dim)."""
+        return Phi_w[:, :self.n].T if self.identity else self.X @ Phi_w.T
+
+    def combine(self, V):
+        """D (m, dim) = Σ_i V_ij x_i."""
+        if self.identity:
+            return np.concatenate([V.T, np.zeros((V.shape[1], 1))], axis=1)
+        return V.T @ self.X
+
+    def row(self, i, Phi_wj):
+        """⟨φ_j,w, x_i⟩ for one neuron's φ_w (…, dim)."""
+        return Phi_wj[..., i] if self.identity else Phi_wj @ self.X[i]
+
+    def project_out(self, phi_w, K):
+        """φ_w minus its component in span{x_k : k ∈ K} (the kink is exact afterwards)."""
+        phi_w = phi_w.copy()
+        if self.identity:
+            phi_w[K] = 0.0
+            return phi_w
+        XK = self.X[K]
+        return phi_w - XK.T @ np.linalg.solve(XK @ XK.T, XK @ phi_w)
+
+
+class LogScaleStepper(Stepper):
+    def __init__(self, problem, basis: _Basis, rho0, Phi0, *, rtol, atol, max_step):
+        self.problem, self.basis = problem, basis
+        self.m, self.n = problem.m, problem.n
+        self.T = problem.time_scale
+        self.conv = problem.convention
+        self.y_data = problem.labels
+        self.G, self.eps = basis.G, float(np.finfo(float).eps)
+        self.rtol, self.atol, self.max_step = rtol, atol, max_step
+        self.y = np.concatenate([rho0, Phi0.ravel()])
+        self.t = self.t_old = 0.0
+        self.pattern = None
+        self.solver = None
+        self.dense = None
+        self.last_h = None
+        self.nfev = 0
+        self.dense_outputs = 0
+
+    # state ------------------------------------------------------------------------------------------------
+    def _split(self, y):
+        m = self.m
+        return y[:m], y[m:].reshape(m, 1 + self.basis.dim)
+
+    def _residuals(self, rho, Phi, Z, act):
+        e = np.exp(np.minimum(2.0 * rho, EXP_CAP))
+        return pattern_residuals(self.y_data, e * Phi[:, 0], Z, act, self.conv)
+
+    def _rates(self, y, pattern):
+        rho, Phi = self._split(y)
+        Z = self.basis.pre(Phi[:, 1:])
+        r = self._residuals(rho, Phi, Z, pattern.act)
+        V = pattern.effective_residuals(r)
+        ua, uw = neuron_rates(None, V, Phi[:, 0], Phi[:, 1:], self.conv, D=self.basis.combine(V))
+        g = Phi[:, 0] * ua + (Phi[:, 1:] * uw).sum(1)
+        return Z, r, V, g, ua, uw, Phi
+
+    def _rhs(self, _t, y):
+        self.nfev += 1
+        _, _, _, g, ua, uw, Phi = self._rates(y, self.pattern)
+        dPhi = np.concatenate([ua[:, None], uw], axis=1) - g[:, None] * Phi
+        return self.T * np.concatenate([g, dPhi.ravel()])
+
+    def view(self) -> View:
+        pattern = self.pattern
+        if pattern is None:  # before the first decision: the σ'(0) = 0 pattern
+            from ..filippov import Pattern
+
+            rho, Phi = self._split(self.y)
+            pattern = Pattern.of_signs(self.basis.pre(Phi[:, 1:]))
+        Z, r, _, g, _, _, Phi = self._rates(self.y, pattern)
+        rho = self.y[:self.m]
+        return View(Z, r, np.sign(Phi[:, 0]), float(r @ r) / (2 * self.n), rho.copy(), self.T * g, Phi[:, 0].copy())
+
+    # segment ----------------------------------------------------------------------------------------------
+    def snap(self, kink):
+        rho, Phi = self._split(self.y.copy())
+        for j in np.flatnonzero(kink.any(axis=0)):
+            Phi[j, 1:] = self.basis.project_out(Phi[j, 1:], np.flatnonzero(kink[:, j]))
+            norm = np.linalg.norm(Phi[j])
+            Phi[j] /= norm
+            rho[j] += np.log(norm)
+        self.y = np.concatenate([rho, Phi.ravel()])
+        self.solver = None
+        self.dense = None
+
+    def restart(self, pattern):
+        self.pattern = pattern
+        self.solver = None
+        self.dense = None
+
+    def advance(self, t_stop):
+        if self.solver is None:
+            first = min(self.last_h, t_stop - self.t) if self.last_h else None
+            self.solver = DOP853(self._rhs, self.t, self.y, t_stop, rtol=self.rtol, atol=self.atol,
+                                 max_step=self.max_step, first_step=first)
+        message = self.solver.step()
+        if self.solver.status == "failed":
+            return message or "step size became too small"
+        self.t_old, self.t = self.solver.t_old, self.solver.t
+        self.last_h = self.t - self.t_old
+        self.y = self.solver.y
+        self.dense = None
+        return None
+
+    def _dense(self):
+        if self.dense is None:
+            self.dense = self.solver.dense_output()
+            self.dense_outputs += 1
+        return self.dense
+
+    def _state_at(self, t):
+        if t == self.t:
+            return self.y
+        return self._dense()(t)
+
+    def watched(self, watch: Watch, t):
+        if t != self.t and not watch.needs_residuals():
+            return self._watched_rows(watch, t)
+        y = self._state_at(t)
+        Z, r, V, _, _, _, _ = self._rates(y, self.pattern)
+        return watch.values(Z, r, V)
+
+    def _watched_rows(self, watch: Watch, t):
+        """Pre-activation rows only: evaluate the dense output of each neuron's φ_w alone (cheap root finding)."""
+        dense = self._dense()
+        out = np.empty(len(watch))
+        width = 1 + self.basis.dim
+        for row, (kind, i, j) in enumerate(zip(watch.kinds, watch.data, watch.neurons, strict=True)):
+            lo = self.m + j * width + 1
+            part = copy.copy(dense)
+            part.F, part.y_old = dense.F[:, lo:lo + self.basis.dim], dense.y_old[lo:lo + self.basis.dim]
+            z = self.basis.row(i, part(t))
+            out[row] = z if kind is EventKind.DEACTIVATE else -z
+        return out
+
+    def truncate(self, t):
+        self.y = self._dense()(t)  # the step's dense output stays valid up to t for sampling
+        self.t = t
+        self.solver = None
+
+    def sample(self, t, params):
+        y = self._state_at(t)
+        Z, r, _, _, _, _, Phi = self._rates(y, self.pattern) if self.pattern is not None else self._first_rates(y)
+        a, W = self._params(y) if params else (None, None)
+        return float(r @ r) / (2 * self.n), y[:self.m].copy(), a, W
+
+    def _first_rates(self, y):
+        from ..filippov import Pattern
+
+        _, Phi = self._split(y)
+        return self._rates(y, Pattern.of_signs(self.basis.pre(Phi[:, 1:])))
+
+    def _params(self, y):
+        rho, Phi = self._split(y)
+        size = np.exp(rho)
+        a = size * Phi[:, 0]
+        if self.basis.identity:
+            W = size[:, None] * (Phi[:, 1:self.n + 1] @ self.problem.inputs + Phi[:, -1:] * self.complement)
+        else:
+            W = size[:, None] * Phi[:, 1:]
+        return a, W
+
+    def final(self):
+        return self._params(self.y)
+
+    def stats(self):
+        return {"nfev": self.nfev, "dense_outputs": self.dense_outputs, "basis": "data" if self.basis.identity else "inputs"}
+
+
+def _refuse(problem, options):
+    if options.get("basis", "auto") not in ("auto", "inputs", "data"):
+        return f"basis must be 'auto', 'inputs' or 'data', got {options['basis']!r}"
+    if options.get("basis") == "data" and not problem.orthonormal():
+        return "basis='data' needs orthonormal inputs (C Assumption 1: X Xᵀ = I up to float64 rounding)"
+    return None
+
+
+class LogScaleEngine(Engine):
+    name = "float64"
+    precision = "float64"
+    domain = Domain("any data, any λ > 0 (ln(1/λ) only); exact data basis on orthonormal inputs", _refuse)
+    options = ("rtol", "atol", "max_step", "basis")
+
+    def start(self, problem, *, rtol: float = RTOL, atol: float = ATOL, max_step: float = np.inf,
+              basis: str = "auto") -> LogScaleStepper:
+        X = problem.inputs
+        identity = basis == "data" or (basis == "auto" and problem.orthonormal())
+        b = _Basis(X, identity)
+        a_hat, W_hat = problem.init.a_hat, problem.init.W_hat
+        if identity:
+            C = W_hat @ X.T  # (m, n) data coordinates of ŵ_j
+            perp = W_hat - C @ X
+            q = np.linalg.norm(perp, axis=1)
+            Phi_w = np.concatenate([C, q[:, None]], axis=1)
+        else:
+            Phi_w = W_hat.copy()
+        Phi = np.concatenate([a_hat[:, None], Phi_w], axis=1)
+        norms = np.linalg.norm(Phi, axis=1)
+        rho0 = np.log(norms) - problem.log_inv_lambda
+        stepper = LogScaleStepper(problem, b, rho0, Phi / norms[:, None], rtol=rtol, atol=atol, max_step=max_step)
+        if identity:
+            stepper.complement = np.divide(perp, q[:, None], out=np.zeros_like(perp), where=q[:, None] > 0)
+        return stepper
+
+    def tolerances(self, problem, *, rtol: float = RTOL, atol: float = ATOL, max_step: float = np.inf, basis: str = "auto"):
+        return {"method": "DOP853 on (ρ_j, φ_j)", "rtol": rtol, "atol": atol, "max_step": max_step,
+                "kink": "|z_ij| ≤ 64 ε ‖x_i‖ relative to ‖θ_j‖"}
+
+
+register(LogScaleEngine())

@@ -1,0 +1,138 @@
+"""Events: what a segment watches, and roots located inside a step.
+
+Within a segment of fixed pattern (`numerics.flows.filippov.Pattern`) the loop watches, for every neuron j:
+
+* an active datum i: the pre-activation z_ij = ⟨w_j, x_i⟩ / ‖θ_j‖ must stay > 0 (its zero is DEACTIVATE);
+* an inactive datum with z_ij < 0: −z_ij must stay > 0 (ACTIVATE; only on non-orthogonal data can it rise);
+* a sliding datum: its weight η_ij = v_ij / r_i must stay in (0, 1): sgn(r_i)·v_ij > 0 (LEAVE_DOWN at its zero)
+  and sgn(r_i)·(r_i − v_ij) > 0 (LEAVE_UP), with v = `Pattern.effective_residuals`.
+
+Pre-activations are relative to the neuron's own size ‖θ_j‖ (θ_j = (a_j, w_j)), so thresholds are relative to
+the neuron's scale whatever λ is. Inactive data at z = 0 exactly (orthonormal data: they never move again)
+are not watched. Roots are found by `bracketed_root` (scipy's brentq in float64; the Illinois method in
+mpmath at the working precision).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .result import EventKind
+
+
+@dataclass
+class Watch:
+    """The watched functions of one segment: one row per (kind, datum i, neuron j), with the sign of r_i for
+    sliding exits fixed at the segment's start."""
+
+    kinds: np.ndarray  # (k,) of EventKind
+    data: np.ndarray  # (k,) datum index i
+    neurons: np.ndarray  # (k,) neuron index j
+    signs: np.ndarray  # (k,) sgn(r_i) at the start for sliding exits, else 1
+    floors: np.ndarray  # (k,) a row has crossed once its value is below −floor (rounding of a value that starts at 0)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def subset(self, rows) -> "Watch":
+        rows = np.asarray(rows, dtype=int)
+        return Watch(self.kinds[rows], self.data[rows], self.neurons[rows], self.signs[rows], self.floors[rows])
+
+    def crossed(self, values) -> np.ndarray:
+        """Rows whose value is past the kink by more than its floor."""
+        return np.flatnonzero(np.array([float(v) for v in values]) < -self.floors)
+
+    @classmethod
+    def of(cls, pattern, Z, r, kink, crosstalk, z_floor, r_floor) -> "Watch":
+        """Rows for the segment starting with pre-activations Z (n, m) and residuals r under ``pattern``; inactive
+        components just decided on the ``kink`` are watched too (on general data they leave it downwards). An
+        inactive component of a datum orthogonal to all others (``crosstalk[i]`` False) is never pushed, so it is
+        not watched. Floors: ``z_floor`` (n,) for pre-activation rows (the kink threshold: a component snapped onto
+        its kink is 0 only up to rounding), ``r_floor`` for sliding exits (the rounding of residuals)."""
+        kinds, data, neurons, signs = [], [], [], []
+        negative = ~pattern.act & ~pattern.slide & (np.array(Z < 0, dtype=bool) | kink) & crosstalk[:, None]
+        for mask, kind in ((pattern.act, EventKind.DEACTIVATE), (negative, EventKind.ACTIVATE)):
+            i, j = np.nonzero(mask)
+            kinds += [kind] * len(i)
+            data += i.tolist()
+            neurons += j.tolist()
+            signs += [1.0] * len(i)
+        for i, j in zip(*np.nonzero(pattern.slide), strict=True):
+            sign = 1.0 if float(r[i]) > 0 else -1.0
+            kinds += [EventKind.LEAVE_DOWN, EventKind.LEAVE_UP]
+            data += [int(i), int(i)]
+            neurons += [int(j), int(j)]
+            signs += [sign, sign]
+        data = np.array(data, dtype=int)
+        floors = np.where([k in (EventKind.DEACTIVATE, EventKind.ACTIVATE) for k in kinds], z_floor[data], r_floor)
+        return cls(np.array(kinds, dtype=object), data, np.array(neurons, dtype=int), np.array(signs), floors)
+
+    def values(self, Z, r, V):
+        """Watched values (k,) from pre-activations Z (n, m), residuals r (n,) and effective residuals V (n, m)."""
+        out = np.zeros(len(self), dtype=np.result_type(Z.dtype, float) if Z.dtype != object else object)
+        for kind, sel in self._groups():
+            i, j = self.data[sel], self.neurons[sel]
+            if kind is EventKind.DEACTIVATE:
+                out[sel] = Z[i, j]
+            elif kind is EventKind.ACTIVATE:
+                out[sel] = -Z[i, j]
+            elif kind is EventKind.LEAVE_DOWN:
+                out[sel] = self.signs[sel] * V[i, j]
+            else:
+                out[sel] = self.signs[sel] * (r[i] - V[i, j])
+        return out
+
+    def needs_residuals(self) -> bool:
+        return any(k in (EventKind.LEAVE_DOWN, EventKind.LEAVE_UP) for k in self.kinds)
+
+    def _groups(self):
+        for kind in EventKind:
+            sel = np.flatnonzero([k is kind for k in self.kinds])
+            if sel.size:
+                yield kind, sel
+
+
+def bracketed_root(f, lo, hi, tol=None):
+    """A root of f in [lo, hi] with f(lo) < 0 ≤ f(hi) or f(lo) > 0 ≥ f(hi).
+
+    float64: brentq to 4 ulps. mpmath numbers: the Illinois method (regula falsi with halving), superlinear on a
+    simple root, to ``tol`` (default 10^-dps relative to the bracket) — the working precision.
+    """
+    if isinstance(lo, float) and isinstance(hi, float):
+        flo, fhi = f(lo), f(hi)
+        if flo == 0:
+            return lo
+        if fhi == 0:
+            return hi
+        if (flo > 0) == (fhi > 0):
+            return hi if abs(fhi) < abs(flo) else lo
+        return brentq(f, lo, hi, xtol=4 * np.finfo(float).eps * max(abs(lo), abs(hi), 1e-300),
+                      rtol=4 * np.finfo(float).eps)
+    import mpmath
+
+    lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+    tol = tol if tol is not None else mpmath.mpf(10) ** (-mpmath.mp.dps) * max(abs(hi), abs(hi - lo))
+    flo, fhi = f(lo), f(hi)
+    if flo == 0:
+        return lo
+    if (flo > 0) == (fhi > 0):
+        return hi
+    side = 0
+    for _ in range(4 * mpmath.mp.prec):
+        s = (lo * fhi - hi * flo) / (fhi - flo)
+        fs = f(s)
+        if fs == 0 or hi - lo <= tol:
+            return s
+        if (fs > 0) == (flo > 0):
+            lo, flo = s, fs
+            if side == -1:
+                fhi /= 2
+            side = -1
+        else:
+            hi, fhi = s, fs
+            if side == 1:
+                flo /= 2
+            side = 1
+    return hi

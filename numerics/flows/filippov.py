@@ -1,0 +1,210 @@
+"""The Filippov layer: which components on a kink are active, inactive or sliding, and the sliding velocity.
+
+On a kink ⟨w_j, x_k⟩ = 0 the ReLU's derivative is the interval [0, 1] (Filippov 1988, ch. 2; Clarke's
+subdifferential). The field of neuron j is *affine* in the activation weights η_k ∈ [0, 1] of its kink data K:
+
+    dw_j/dt = c a_j/n (Σ_{i∈A} r_i x_i + Σ_{k∈K} η_k r_k x_k),   r independent of η (σ(0) = 0),
+
+so the convex hull of the 2^|K| one-sided fields is exactly {f(η): η ∈ [0, 1]^K}, and a kink pre-activation
+moves at rate dz_k/dt = (c|a_j|/n)·w_k(η) with
+
+    w(η) = s_j (b + Q η),   b_k = Σ_{i∈A} G_ki r_i,   Q_kl = G_kl r_l,   s_j = sign(a_j),   G = X Xᵀ.
+
+A Filippov solution takes, per neuron, η solving the box-constrained complementarity problem (a mixed LCP):
+η_k = 0 ⇒ w_k ≤ 0 (inactive: stays at or leaves below the kink), η_k = 1 ⇒ w_k ≥ 0 (active), 0 < η_k < 1 ⇒
+w_k = 0 (sliding: held on the kink, codimension |S| ≥ 1 allowed). Sliding data S carry effective residuals
+η_S∘r_S = −G_SS⁻¹ G_SA' r_A' (A' = the active data), linear in r: the field stays polynomial in the state, and
+the weights are watched for exits (η reaching 0: leave_down, reaching 1: leave_up).
+
+Uniqueness: when every sliding residual opposes its neuron's sign (s_j r_k < 0), −s_j Q = G_KK·diag(−s_j r_K)
+is a P-matrix (its principal minors are det G_II · Π(−s_j r_i) > 0) and the solution is unique. Otherwise several
+solutions can exist (Guglielmi & Hairer, SIAM J. Appl. Dyn. Syst. 14 (2015), on the non-uniqueness of
+codimension-2 sliding). The rule here, *hysteresis*: among all solutions take the one that changes the fewest
+components from the side they came from (active stays active, inactive stays inactive, sliding stays
+sliding; at the start every component counts as inactive, σ'(0) = 0), then the one with the fewest sliding
+components, then the one with fewest active ones. Gradient descent with a small step follows the side it is on,
+which is what this rule picks (tests compare with GD at shrinking steps).
+
+Precision: w_k is a sum of n + m rounded products; |w_k| ≤ 4(n + m)·ε·Σ_l |G_kl|·max(‖r‖_∞, ‖y‖_∞) (Higham's
+γ_N bound, doubled for the residuals' own rounding) is a *tie*. An exact 0 (orthonormal data in their own
+basis) is decided by the rule above without comment; a non-zero tie is decided the same way but reported in
+`Pattern.ambiguous`, and the engine's status says the run depends on a quantity below its precision.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+INACTIVE, ACTIVE, SLIDING = 0, 1, 2
+MAX_ENUMERATED = 7  # kink data per neuron solved by enumerating the 3^k sign patterns; more: pivoting
+
+
+def _solve(A, b):
+    """A⁻¹ b for float64 or for object arrays of mpmath numbers."""
+    if A.dtype != object:
+        return np.linalg.solve(A, b)
+    import mpmath
+
+    x = mpmath.lu_solve(mpmath.matrix(A.tolist()), mpmath.matrix(list(b)))
+    return np.array([x[i] for i in range(len(b))], dtype=object)
+
+
+@dataclass
+class Pattern:
+    """Activation pattern of a segment: active (η = 1), sliding (0 < η < 1, weights from `effective_residuals`)."""
+
+    act: np.ndarray  # (n, m) bool
+    slide: np.ndarray  # (n, m) bool
+    projections: dict = field(default_factory=dict)  # j -> (S, A', P) with η_S∘r_S = P r_A'
+    ambiguous: list = field(default_factory=list)  # (neuron, datum, |w|, tie tolerance)
+
+    @classmethod
+    def of_signs(cls, Z) -> "Pattern":
+        act = np.array(Z > 0, dtype=bool)
+        return cls(act, np.zeros_like(act))
+
+    def effective_residuals(self, r):
+        """V (n, m): V_ij = r_i on active data, η_ij r_i on sliding data, 0 elsewhere."""
+        V = self.act * r[:, None]
+        if self.projections:
+            V = V.astype(np.result_type(V, r)) if V.dtype != object else V
+            for j, (S, A, P) in self.projections.items():
+                V[S, j] = P @ r[A]
+        return V
+
+    def weights(self, r):
+        """η (n, m) in [0, 1] (1 active, 0 inactive) — for reports; the field uses `effective_residuals`."""
+        eta = self.act.astype(float)
+        for j, (S, A, P) in self.projections.items():
+            eta[S, j] = np.array([float(v) for v in (P @ r[A])]) / np.array([float(v) for v in r[S]])
+        return eta
+
+
+def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scale: float, crossed=None) -> Pattern:
+    """The pattern after an event (module docstring). Z (n, m) pre-activations with the kink components exactly 0;
+    ``kink`` (n, m) bool; r (n,) residuals; s (m,) signs of a_j (0 if a_j = 0); G (n, n). ``crossed`` maps the
+    component (i, j) whose crossing ended the step to the side it crossed into: the side it prefers (it did move
+    there, even when its push is within rounding)."""
+    n, m = Z.shape
+    act = np.array(Z > 0, dtype=bool) & ~kink
+    slide = np.zeros((n, m), dtype=bool)
+    pattern = Pattern(act, slide)
+    if not kink.any():
+        return pattern
+    G_abs = np.abs(np.array(G, dtype=float))
+    for j in np.flatnonzero(kink.any(axis=0)):
+        K = np.flatnonzero(kink[:, j])
+        sign = int(np.sign(float(s[j])))
+        if sign == 0:
+            continue  # a_j = 0: w_j does not move; its kink data stay inactive
+        A = np.flatnonzero(act[:, j])
+        b = G[np.ix_(K, A)] @ r[A] if len(A) else np.zeros(len(K), dtype=G.dtype)
+        Q = G[np.ix_(K, K)] * r[K][None, :]
+        tol = tie_tolerance(G_abs[K], r, eps=eps, label_scale=label_scale, n=n, m=m)
+        prefer = [(crossed or {}).get((int(k), int(j)), _preference(previous, k, j)) for k in K]
+        assignment, ties = _complementarity(sign * b, sign * Q, tol, prefer)
+        for k, state in zip(K, assignment, strict=True):
+            act[k, j] = state == ACTIVE
+            slide[k, j] = state == SLIDING
+        for k, w in ties:
+            pattern.ambiguous.append((int(j), int(K[k]), float(abs(w)), float(tol[k])))
+    for j in np.flatnonzero(slide.any(axis=0)):
+        S, A = np.flatnonzero(slide[:, j]), np.flatnonzero(act[:, j])
+        P = -_solve_many(G[np.ix_(S, S)], G[np.ix_(S, A)]) if len(A) else np.zeros((len(S), 0), dtype=G.dtype)
+        pattern.projections[int(j)] = (S, A, P)
+    return pattern
+
+
+def tie_tolerance(G_abs_rows, r, *, eps: float, label_scale: float, n: int, m: int):
+    """Rounding floor of the pushes w_k = Σ_l G_kl V_l (module docstring): 4(n + m) ε Σ_l |G_kl| max(‖r‖_∞, ‖y‖_∞)."""
+    R = max(max((abs(float(v)) for v in r), default=0.0), label_scale)
+    return 4 * (n + m) * eps * G_abs_rows.sum(axis=-1) * R
+
+
+def crossing_push(G, V, s, i: int, j: int):
+    """s_j Σ_l G_il V_lj: the push (up to c|a_j|/n) on ⟨w_j, x_i⟩ under the effective residuals V."""
+    return float(s[j]) * float(G[i] @ V[:, j])
+
+
+def _solve_many(A, B):
+    if A.dtype != object:
+        return np.linalg.solve(A, B)
+    return np.stack([_solve(A, B[:, q]) for q in range(B.shape[1])], axis=1)
+
+
+def _preference(previous: Pattern | None, k: int, j: int) -> int:
+    if previous is None:
+        return INACTIVE
+    if previous.slide[k, j]:
+        return SLIDING
+    return ACTIVE if previous.act[k, j] else INACTIVE
+
+
+def _consistent(b, Q, tol, assignment):
+    """(η, w, ties) for one assignment of the kink data, or None if it violates the complementarity conditions."""
+    k = len(b)
+    S = [q for q in range(k) if assignment[q] == SLIDING]
+    F = [q for q in range(k) if assignment[q] != SLIDING]
+    eta = np.array([1 if assignment[q] == ACTIVE else 0 for q in range(k)], dtype=b.dtype if b.dtype == object else float)
+    if S:
+        rhs = -(b[S] + (Q[np.ix_(S, F)] @ eta[F] if F else 0))
+        try:
+            eta_S = _solve(Q[np.ix_(S, S)], rhs)
+        except (np.linalg.LinAlgError, ZeroDivisionError):
+            return None
+        if any(not (0 < float(e) < 1) for e in eta_S):
+            return None
+        eta[S] = eta_S
+    w = b + Q @ eta
+    ties = []
+    for q in F:
+        wq = float(w[q])
+        wrong = wq > 0 if assignment[q] == INACTIVE else wq < 0
+        if wrong and abs(wq) > tol[q]:
+            return None
+        if wq != 0 and abs(wq) <= tol[q]:
+            ties.append((q, wq))
+    return eta, w, ties
+
+
+def _complementarity(b, Q, tol, prefer):
+    """The assignment (per kink datum: INACTIVE, ACTIVE or SLIDING) chosen by the hysteresis rule, and its ties."""
+    k = len(b)
+    if k <= MAX_ENUMERATED:
+        best = None
+        for assignment in itertools.product((INACTIVE, ACTIVE, SLIDING), repeat=k):
+            found = _consistent(b, Q, tol, assignment)
+            if found is None:
+                continue
+            key = (sum(a != p for a, p in zip(assignment, prefer, strict=True)), assignment.count(SLIDING),
+                   assignment.count(ACTIVE))
+            if best is None or key < best[0]:
+                best = (key, assignment, found[2])
+        if best is not None:
+            return list(best[1]), best[2]
+    return _pivoting(b, Q, tol, prefer)
+
+
+def _pivoting(b, Q, tol, prefer):
+    """Fallback for many kink data (or no consistent assignment found): start from the preferred sides and flip the
+    most violated component until consistent (a principal-pivoting sweep), at most 4k passes; then report every
+    remaining violation as a tie (the engine's status then says the decision was not resolved)."""
+    k = len(b)
+    assignment = list(prefer)
+    for _ in range(4 * k + 1):
+        found = _consistent(b, Q, tol, assignment)
+        if found is not None:
+            return assignment, found[2]
+        eta = np.array([1.0 if a == ACTIVE else 0.0 for a in assignment])
+        w = np.array([float(v) for v in b]) + np.array(Q, dtype=float) @ eta
+        viol = [(abs(w[q]), q) for q in range(k) if (assignment[q] == INACTIVE and w[q] > tol[q])
+                or (assignment[q] == ACTIVE and w[q] < -tol[q]) or assignment[q] == SLIDING]
+        if not viol:
+            break
+        _, q = max(viol)
+        assignment[q] = SLIDING if assignment[q] != SLIDING else (ACTIVE if w[q] > 0 else INACTIVE)
+    eta = np.array([1.0 if a == ACTIVE else 0.0 for a in assignment])
+    w = np.array([float(v) for v in b]) + np.array(Q, dtype=float) @ eta
+    return assignment, [(q, float(w[q]) or float(tol[q])) for q in range(k)]

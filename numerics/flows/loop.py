@@ -1,0 +1,271 @@
+"""The one loop: step, detect, locate, snap, decide, record, stop — shared by every engine.
+
+1. Start: components already on a kink are snapped onto it and the Filippov layer decides the pattern
+   (`numerics.flows.filippov.decide`; at t = 0 every kink component counts as coming from below, σ'(0) = 0).
+2. Step: the engine's stepper takes one step; the loop evaluates the segment's watched functions
+   (`numerics.flows.events.Watch`) at the step's end. Those that turned negative crossed inside the step: each
+   crossing is located on the step's interpolant (`bracketed_root`), the earliest wins, the step is cut there.
+3. Event: the crossing component, every sliding component and any component within rounding of its kink are
+   snapped onto the kink, the Filippov layer decides anew with each component's previous side as its
+   preference, and each component whose state changed is recorded as an event (activate, deactivate, slide,
+   leave_down, leave_up). The engine restarts from there (diffrax's ``made_jump``).
+4. Record: the trajectory at the requested times (``save_at``) or at every step end; ln‖θ_j‖ and its rate at
+   every step end (`NormTrack`, for the jump rule of `numerics.flows.result`).
+5. Stop: at the horizon (SUCCESS); when the flow settled, if no horizon was given (SETTLED); after the step or
+   event limits; after repeated events of zero length (CHATTER); on an integrator failure.
+
+Precision. A decision whose push is within rounding (a Filippov tie, or a crossing driven by a push within
+rounding) is recorded in ``stats["near_ties"]``. On data with cross-talk (⟨x_i, x_k⟩ ≠ 0) such a decision is
+revisited by the dynamics: the component stays watched, and the layer decides again once its push is
+resolved. A datum orthogonal to every other one is different: a component decided inactive there is never
+pushed again (it is *absorbing*, C Assumption 2). If a tie made it absorbing and later its push-if-active,
+s_j(Σ_l G_il V_lj + G_ii r_i), exceeds the rounding floor, the run's answer depended on the tie: the status becomes
+PRECISION, naming it, and `solve(..., engine="auto")` escalates to more digits.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .events import Watch, bracketed_root
+from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
+from .result import (ACTIVE_FRACTION, Event, EventKind, FlowResult, NormTrack, Status, Trajectory, jumps_of,
+                     plateau_losses)
+
+KINK_ULPS = 64  # |z_ij| ≤ 64 ε ‖x_i‖ (z relative to ‖θ_j‖) at an event counts as on the kink
+SETTLE_DELAY = 0.5  # settling needs this long without an event …
+SETTLE_RTOL = 1e-9  # … and a loss and grown norms that changed relatively by less than this over it
+
+
+def _state_of(pattern: Pattern | None, i: int, j: int) -> int:
+    if pattern is None:
+        return INACTIVE
+    if pattern.slide[i, j]:
+        return SLIDING
+    return ACTIVE if pattern.act[i, j] else INACTIVE
+
+
+_TRANSITIONS = {(INACTIVE, ACTIVE): EventKind.ACTIVATE, (ACTIVE, INACTIVE): EventKind.DEACTIVATE,
+                (INACTIVE, SLIDING): EventKind.SLIDE, (ACTIVE, SLIDING): EventKind.SLIDE,
+                (SLIDING, INACTIVE): EventKind.LEAVE_DOWN, (SLIDING, ACTIVE): EventKind.LEAVE_UP}
+
+
+class _Run:
+    """Bookkeeping of one integration (kept out of `integrate` to keep the loop readable)."""
+
+    def __init__(self, problem, stepper, params: bool):
+        self.problem, self.stepper, self.params = problem, stepper, params
+        self.X_norms = np.linalg.norm(problem.inputs, axis=1)
+        self.label_scale = float(np.abs(problem.labels).max())
+        self.track = NormTrack()
+        self.step_t, self.step_loss = [], []
+        self.samples = []  # (t, loss, log_norms, a, W)
+        self.save_at = list(problem.save_at) if problem.save_at is not None else None
+        self.events: list[Event] = []
+        self.near_ties: list = []  # every decision within rounding
+        self.absorbed: dict = {}  # (i, j) -> near tie that made an orthogonal datum's component absorbing
+        self.ambiguous: list = []  # near ties that mattered (module docstring)
+        G = stepper.G
+        self.crosstalk = np.array([any(G[i, k] != 0 for k in range(problem.n) if k != i) for i in range(problem.n)])
+        self.pattern_changes = 0
+
+    def kink_mask(self, Z, extra=None):
+        tol = KINK_ULPS * self.stepper.eps * self.X_norms[:, None]
+        kink = np.array(abs(Z) <= tol, dtype=bool)
+        return kink if extra is None else kink | extra
+
+    def decide(self, kink, previous, crossed=None):
+        st = self.stepper
+        if kink.any():
+            st.snap(kink)
+        view = st.view()
+        pattern = decide(view.Z, kink, view.r, view.s, st.G, previous, eps=st.eps, label_scale=self.label_scale,
+                         crossed=crossed)
+        for j, i, w, tol in pattern.ambiguous:
+            self.near_tie(i, j, w, tol, "a Filippov decision between sides")
+        for (i, j) in list(self.absorbed):
+            if pattern.act[i, j] or pattern.slide[i, j]:
+                del self.absorbed[(i, j)]
+        if previous is not None:
+            for i, j in zip(*np.nonzero(kink), strict=True):
+                kind = _TRANSITIONS.get((_state_of(previous, i, j), _state_of(pattern, i, j)))
+                if kind is not None:
+                    self.events.append(Event(float(st.t), int(j), int(i), kind))
+        elif pattern.slide.any():
+            for i, j in zip(*np.nonzero(pattern.slide), strict=True):
+                self.events.append(Event(float(st.t), int(j), int(i), EventKind.SLIDE))
+        st.restart(pattern)
+        return pattern, Watch.of(pattern, view.Z, view.r, kink, self.crosstalk, KINK_ULPS * st.eps * self.X_norms,
+                                 KINK_ULPS * st.eps * self.label_scale)
+
+    def near_tie(self, i, j, push, tol, what):
+        st = self.stepper
+        tie = {"tau": float(st.t), "neuron": int(j), "datum": int(i), "push": float(abs(push)), "tie_tolerance": float(tol),
+               "what": what}
+        self.near_ties.append(tie)
+        if not self.crosstalk[i]:
+            self.absorbed[(int(i), int(j))] = tie  # kept only if the component ends inactive (`decide` drops the others)
+
+    def push_floor(self, view, i):
+        st, p = self.stepper, self.problem
+        return float(tie_tolerance(np.abs(np.array(st.G[i], dtype=float)), view.r, eps=st.eps,
+                                   label_scale=self.label_scale, n=p.n, m=p.m))
+
+    def check_crossing(self, view, pattern, i, j):
+        """A crossing whose push is within rounding was driven by rounding noise, not by the flow."""
+        push = crossing_push(self.stepper.G, pattern.effective_residuals(view.r), view.s, i, j)
+        tol = self.push_floor(view, i)
+        if abs(push) <= tol:
+            self.near_tie(i, j, push, tol, "a crossing driven by a push within rounding")
+
+    def check_absorbed(self, view, pattern, dt):
+        """Absorbing components left inactive by a near tie: had they stayed active, their relative pre-activation
+        would have moved by ∫ T c |a_j|/(n ‖θ_j‖) s_j(Σ_l G_il V_lj + G_ii r_i)⁺ ds. Once that exceeds the kink
+        threshold (64 ε ‖x_i‖) the tie changed the answer: it mattered."""
+        if not self.absorbed:
+            return
+        st, p = self.stepper, self.problem
+        V = pattern.effective_residuals(view.r)
+        rate = p.time_scale * p.convention.time_factor / (p.convention.width_divisor * p.n)
+        for (i, j), tie in list(self.absorbed.items()):
+            push = float(view.s[j]) * float(st.G[i] @ V[:, j] + st.G[i, i] * view.r[i])
+            if push <= self.push_floor(view, i):
+                continue
+            tie["moved"] = tie.get("moved", 0.0) + rate * abs(float(view.a_rel[j])) * push * dt
+            if tie["moved"] > KINK_ULPS * st.eps * self.X_norms[i]:
+                self.ambiguous.append({**tie, "mattered_at": float(st.t), "push_then": push})
+                del self.absorbed[(i, j)]
+
+    def record_step(self):
+        """Samples at the requested times inside the last step (they are popped in order), then the step end."""
+        st = self.stepper
+        t = st.t
+        while self.save_at and self.save_at[0] <= float(t):
+            ts = self.save_at.pop(0)
+            self.samples.append((ts, *st.sample(ts, self.params)))
+        view = st.view()
+        if st.detects_events and self.step_t:
+            self.check_absorbed(view, st.pattern, float(t) - self.step_t[-1])
+        self.track.append(t, view.log_norms, view.log_rates, st.norm_interpolant())
+        self.step_t.append(float(t))
+        self.step_loss.append(float(view.loss))
+        if self.save_at is None:
+            a, W = st.final() if self.params else (None, None)
+            self.samples.append((float(t), view.loss, view.log_norms, a, W))
+        return view
+
+
+def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 100_000, save_params: bool = False,
+              settle_rtol: float = SETTLE_RTOL, **options) -> FlowResult:
+    """Solve ``problem`` with ``engine`` (module docstring); options go to the engine."""
+    started = time.perf_counter()
+    stepper = engine.start(problem, **options)
+    run = _Run(problem, stepper, save_params)
+    end = problem.end
+    pattern, watch = run.decide(run.kink_mask(stepper.view().Z), None) if stepper.detects_events else (None, None)
+    stepper.t_old = stepper.t
+    run.record_step()
+    status, where = Status.SUCCESS, ""
+    steps, zero_length, last_event_t = 0, 0, 0.0
+    while float(stepper.t) < end:
+        if steps >= max_steps:
+            status, where = Status.STEP_LIMIT, f"{max_steps} steps"
+            break
+        failure = stepper.advance(end)
+        steps += 1
+        if failure:
+            status, where = Status.SOLVER_FAILED, failure
+            break
+        crossing = None
+        if stepper.detects_events and len(watch):
+            crossed = watch.crossed(stepper.watched(watch, stepper.t))
+            if crossed.size:
+                t0, t1 = stepper.step_bounds()
+                roots = [bracketed_root(lambda t, c=c: stepper.watched(watch.subset([c]), t)[0] + watch.floors[c], t0, t1)
+                         for c in crossed]
+                c = int(np.argmin([float(x) for x in roots]))
+                crossing = (roots[c], int(crossed[c]))
+                stepper.truncate(roots[c])
+        run.record_step()
+        if crossing is None:
+            if problem.horizon is None and _settled(run, last_event_t, settle_rtol):
+                status = Status.SETTLED
+                break
+            continue
+        t_ev, row = crossing
+        i, j = int(watch.data[row]), int(watch.neurons[row])
+        zero_length = zero_length + 1 if float(t_ev) - last_event_t <= KINK_ULPS * stepper.eps * max(1.0, abs(float(t_ev))) else 0
+        last_event_t = float(t_ev)
+        n_events = len(run.events)
+        view = stepper.view()
+        if watch.kinds[row] in (EventKind.DEACTIVATE, EventKind.ACTIVATE):
+            run.check_crossing(view, pattern, i, j)
+        extra = pattern.slide.copy()
+        extra[i, j] = True
+        side = ACTIVE if watch.kinds[row] in (EventKind.ACTIVATE, EventKind.LEAVE_UP) else INACTIVE
+        pattern, watch = run.decide(run.kink_mask(view.Z, extra), pattern, {(i, j): side})
+        if len(run.events) == n_events:
+            zero_length += 1  # a crossing that changed nothing: numerical noise at the kink
+        if zero_length > 4 * (problem.n + problem.m) + 20:
+            status, where = Status.CHATTER, f"neuron {j}, datum {i}"
+            break
+        if len(run.events) >= max_events:
+            status, where = Status.EVENT_LIMIT, f"{max_events} events"
+            break
+    if status is Status.SUCCESS and run.ambiguous:
+        first = run.ambiguous[0]
+        status = Status.PRECISION
+        where = (f"{first['what']} at τ = {first['tau']:.6g} (neuron {first['neuron']}, datum {first['datum']}: push "
+                 f"{first['push']:.3g} within rounding {first['tie_tolerance']:.3g}) left the component inactive for good, "
+                 f"and by τ = {first['mattered_at']:.6g} it would have left the kink (push-if-active {first['push_then']:.3g}); "
+                 f"{len(run.ambiguous)} such decision(s) — rerun with more digits (engine 'mpmath')")
+    return _result(engine, problem, run, status, where, steps, started, options)
+
+
+def _settled(run: _Run, last_event_t: float, settle_rtol: float) -> bool:
+    """No event for SETTLE_DELAY, the loss and every grown norm static over it, and no small neuron able to reach a
+    non-negligible size before the maximal horizon at its current exponential rate."""
+    t = run.step_t[-1]
+    if t < last_event_t + SETTLE_DELAY or t < SETTLE_DELAY:
+        return False
+    k = int(np.searchsorted(run.step_t, t - SETTLE_DELAY))
+    loss_then, loss_now = run.step_loss[k], run.step_loss[-1]
+    if abs(loss_now - loss_then) > settle_rtol * max(abs(loss_now), np.finfo(float).eps * run.label_scale ** 2):
+        return False
+    values = np.array([float(v) for v in run.track.values[-1]])
+    rates = run.track.slopes[-1]
+    if rates is None:
+        return False
+    rates = np.array([float(v) for v in rates])
+    significant = 0.5 * math.log(ACTIVE_FRACTION * max(run.label_scale, 1e-300))
+    grown = values >= significant
+    if np.any(np.abs(rates[grown]) > settle_rtol):
+        return False
+    small = ~grown & (rates > 0)
+    reach = (significant - values[small]) / rates[small]
+    return bool(np.all(t + reach > run.problem.max_horizon))
+
+
+def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, started: float, options) -> FlowResult:
+    st = run.stepper
+    a, W = st.final()
+    X, y = problem.inputs, problem.labels
+    jumps = jumps_of(run.track, X, y, a, W)
+    times = [s[0] for s in run.samples]
+    traj = Trajectory(np.array(times, dtype=float), np.array([float(s[1]) for s in run.samples]),
+                      np.array([[float(v) for v in s[2]] for s in run.samples]).reshape(len(times), problem.m),
+                      np.array([s[3] for s in run.samples]) if run.params else None,
+                      np.array([s[4] for s in run.samples]) if run.params else None)
+    end = run.step_t[-1]
+    stats = {"steps": steps, "events": len(run.events), "end": end, "final_loss": run.step_loss[-1],
+             "wall_seconds": time.perf_counter() - started, "ambiguous_decisions": run.ambiguous[:20],
+             "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
+             **st.stats()}
+    message = status.value + (f" ({where})" if where else "") + f" at {problem.time_unit} = {end:.6g}"
+    return FlowResult(status=status, message=message, engine=engine.name, events=run.events, jumps=jumps,
+                      plateaus=plateau_losses(run.step_t, run.step_loss, [jp.tau for jp in jumps]),
+                      trajectory=traj, a=a, W=W, final_log_norms=np.array([float(v) for v in run.track.values[-1]]),
+                      problem=problem.describe(), precision=engine.precision,
+                      tolerances=engine.tolerances(problem, **options), stats=stats, track=run.track)

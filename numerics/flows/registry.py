@@ -1,0 +1,69 @@
+"""Engines by name, and `solve`: pick an engine, check its domain, run the one loop, escalate when asked.
+
+    from relucheck.numerics.flows import FlowProblem, solve
+    result = solve(FlowProblem.from_instance(instance, "1e-40", horizon=3.0))        # engine "auto"
+    result.status, result.message, result.events, result.jumps, result.trajectory.loss
+
+``engine="auto"`` runs "float64" and, when its status is PRECISION (a sign decision below float64's
+resolution), reruns with "mpmath" at ``escalation_digits`` (default 30) and reports both in the stats.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from ..errors import RelucheckInputError
+from .engine import Engine
+from .loop import integrate
+from .result import FlowResult, Status
+
+_ENGINES: dict[str, Engine] = {}
+LOOP_OPTIONS = ("max_steps", "max_events", "save_params", "settle_rtol")
+
+
+def register(engine: Engine) -> Engine:
+    if engine.name in _ENGINES:
+        raise ValueError(f"engine {engine.name!r} registered twice")
+    _ENGINES[engine.name] = engine
+    return engine
+
+
+def engines() -> dict[str, Engine]:
+    """Every registered engine (the modules of `numerics.flows.engines` register theirs on import)."""
+    package = importlib.import_module(f"{__package__}.engines")
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{info.name}")
+    return dict(_ENGINES)
+
+
+def get_engine(name: str) -> Engine:
+    available = engines()
+    if name not in available:
+        raise RelucheckInputError(f"unknown engine {name!r}; available: {', '.join(sorted(available))} (or 'auto')")
+    return available[name]
+
+
+def solve(problem, engine: str = "auto", *, escalation_digits: int = 30, **options) -> FlowResult:
+    """Solve a `FlowProblem` with the named engine (module docstring). Options are the engine's own
+    (`Engine.options`) and the loop's (max_steps, max_events, save_params, settle_rtol); an unknown option or a
+    problem outside the engine's domain is a `RelucheckInputError` naming it."""
+    if engine == "auto":
+        result = solve(problem, "float64", **options)
+        if result.status is Status.PRECISION and "mpmath" in engines():
+            first = result
+            result = solve(problem, "mpmath", digits=escalation_digits,
+                           **{k: v for k, v in options.items() if k in LOOP_OPTIONS})
+            result.stats["escalated_from"] = {"engine": first.engine, "status": first.status.name.lower(),
+                                              "message": first.message}
+        return result
+    eng = get_engine(engine)
+    unknown = sorted(set(options) - set(eng.options) - set(LOOP_OPTIONS))
+    if unknown:
+        raise RelucheckInputError(f"engine {eng.name!r} has no option(s) {unknown}; its options: "
+                                  f"{sorted(eng.options) + list(LOOP_OPTIONS)}")
+    reason = eng.domain.reason(problem, options)
+    if reason:
+        raise RelucheckInputError(f"engine {eng.name!r} cannot solve this problem: {reason}")
+    loop_options = {k: v for k, v in options.items() if k in LOOP_OPTIONS}
+    engine_options = {k: v for k, v in options.items() if k not in LOOP_OPTIONS}
+    return integrate(eng, problem, **loop_options, **engine_options)

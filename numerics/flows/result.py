@@ -1,0 +1,213 @@
+"""What every engine returns: a status with its message, events, jumps and plateaus, the trajectory, statistics.
+
+Modelled on scipy's `solve_ivp` (one result object, a status and a message) and diffrax's `RESULTS` (an enum
+whose members carry their message): numerical outcomes are values, not exceptions.
+
+Jumps and plateaus are derived once, here, from the trajectory, by one rule for every engine (paper C's
+incremental learning, C Theorem 2; `jumps_of`):
+
+* a neuron *jumps* when its squared norm ‖θ_j‖² = a_j² + ‖w_j‖² first reaches half its final value, provided it
+  grew there: it starts below that level and ends at a non-negligible size, ‖θ_j(end)‖² ≥ ``ACTIVE_FRACTION``
+  of the largest final ‖θ_k‖². A run in which no neuron grows has no jump (never a jump at τ = 0).
+* the crossing is solved on the engine's interpolant of ln‖θ_j‖ inside the step (`NormTrack`);
+* the data a jumped neuron *fits* are the i with a_j σ(⟨w_j, x_i⟩) ≥ y_i/2 in the label's direction at the end;
+* plateau losses are the losses at the midpoints between consecutive jumps (τ_1/2 first, the end of the run
+  last), interpolated between step ends (on a plateau the loss is flat to within the step's change).
+"""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+ACTIVE_FRACTION = 1e-3
+HALF = 0.5 * math.log(2.0)  # ln‖θ‖ drops by ln(2)/2 when ‖θ‖² halves
+
+
+class Status(enum.Enum):
+    """How a run ended; the value is the message (`FlowResult.message` adds where and why)."""
+
+    SUCCESS = "reached the horizon"
+    SETTLED = "stopped early: the flow settled (no neuron can still grow before the maximal horizon)"
+    EVENT_LIMIT = "stopped after the maximal number of events"
+    STEP_LIMIT = "stopped after the maximal number of steps"
+    CHATTER = "stopped: events of zero length repeat (a sliding mode the Filippov rule cannot resolve)"
+    PRECISION = "a sign decision depended on a quantity below the working precision"
+    SOLVER_FAILED = "the integrator failed"
+    GUARD_FAILED = "the precision guard failed: a rerun at more digits disagrees"
+
+    @property
+    def success(self) -> bool:
+        return self in (Status.SUCCESS, Status.SETTLED)
+
+
+class EventKind(str, enum.Enum):
+    DEACTIVATE = "deactivate"  # an active pre-activation reached 0 and the neuron leaves the datum
+    ACTIVATE = "activate"  # a negative pre-activation reached 0 and the datum becomes active
+    SLIDE = "slide"  # the pre-activation is held on the kink (Filippov sliding, 0 < η < 1)
+    LEAVE_DOWN = "leave_down"  # a sliding component's weight η reached 0: it leaves to the inactive side
+    LEAVE_UP = "leave_up"  # η reached 1: it leaves to the active side
+
+
+@dataclass(frozen=True)
+class Event:
+    tau: float  # in the problem's time unit
+    neuron: int
+    datum: int
+    kind: EventKind
+
+    def to_json(self) -> dict:
+        return {"tau": self.tau, "neuron": self.neuron, "datum": self.datum, "kind": self.kind.value}
+
+
+@dataclass(frozen=True)
+class Jump:
+    tau: float
+    neuron: int
+    fitted: tuple
+
+    def to_json(self) -> dict:
+        return {"tau": self.tau, "neuron": self.neuron, "fitted": list(self.fitted)}
+
+
+class NormTrack:
+    """ln‖θ_j‖ at every step end with its slope, and per-step interpolants for locating level crossings.
+
+    An engine appends (t, values, slopes) at each step end; ``exact`` optionally replaces the cubic Hermite
+    interpolant of a step by the engine's own (a Taylor polynomial: jump times to working precision).
+    Values may be floats or mpmath numbers (the root finder is generic).
+    """
+
+    def __init__(self):
+        self.t: list = []
+        self.values: list = []
+        self.slopes: list = []
+        self.exact: dict = {}
+
+    def append(self, t, values, slopes=None, exact=None) -> None:
+        self.t.append(t)
+        self.values.append(values)
+        self.slopes.append(slopes)
+        if exact is not None:
+            self.exact[len(self.t) - 1] = exact  # interpolant of the step ending here
+
+    def value_at(self, k: int, j: int, t):
+        """ln‖θ_j‖ at t inside step k (t_{k−1} ≤ t ≤ t_k)."""
+        if k in self.exact:
+            return self.exact[k](t, j)
+        t0, t1 = self.t[k - 1], self.t[k]
+        v0, v1 = self.values[k - 1][j], self.values[k][j]
+        s0, s1 = self.slopes[k - 1], self.slopes[k]
+        h = t1 - t0
+        x = (t - t0) / h
+        if s0 is None or s1 is None:
+            return v0 + x * (v1 - v0)
+        d0, d1 = s0[j] * h, s1[j] * h  # cubic Hermite
+        return (v0 * (1 + 2 * x) * (1 - x) ** 2 + d0 * x * (1 - x) ** 2 + v1 * x * x * (3 - 2 * x) - d1 * x * x * (1 - x))
+
+    def first_crossing(self, j: int, level):
+        """First t with ln‖θ_j‖ ≥ level, or None; t_0 if it starts there."""
+        if self.values[0][j] >= level:
+            return self.t[0]
+        for k in range(1, len(self.t)):
+            if self.values[k][j] >= level:
+                from .events import bracketed_root
+
+                return bracketed_root(lambda t, k=k: self.value_at(k, j, t) - level, self.t[k - 1], self.t[k])
+        return None
+
+
+@dataclass
+class Trajectory:
+    """Samples at the requested times (or at the engine's step ends): time, loss, ln‖θ_j‖, optionally (a, W)."""
+
+    tau: np.ndarray  # (T,) in the problem's time unit
+    loss: np.ndarray  # (T,)
+    log_norms: np.ndarray  # (T, m): ln‖θ_j‖
+    a: np.ndarray | None = None  # (T, m) float64 (tiny neurons underflow to 0)
+    W: np.ndarray | None = None  # (T, m, d)
+
+    def to_json(self, params: bool = False) -> dict:
+        out = {"tau": self.tau.tolist(), "loss": self.loss.tolist()}
+        if params and self.a is not None:
+            out["a"], out["W"] = self.a.tolist(), self.W.tolist()
+        return out
+
+
+@dataclass
+class FlowResult:
+    """The outcome of `numerics.flows.solve` (module docstring)."""
+
+    status: Status
+    message: str
+    engine: str
+    events: list
+    jumps: list
+    plateaus: list
+    trajectory: Trajectory
+    a: np.ndarray  # (m,) final output weights, float64
+    W: np.ndarray  # (m, d) final hidden weights, float64
+    final_log_norms: np.ndarray  # (m,) ln‖θ_j(end)‖ (finite even where a, W underflow)
+    problem: dict
+    precision: str = "float64"
+    tolerances: dict = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+    track: NormTrack | None = field(default=None, repr=False)
+
+    @property
+    def success(self) -> bool:
+        return self.status.success
+
+    @property
+    def final_loss(self) -> float:
+        return float(self.stats.get("final_loss", self.trajectory.loss[-1]))
+
+    @property
+    def log_inv_lambda(self) -> float:
+        return self.problem["log_inv_lambda"]
+
+    @property
+    def end(self) -> float:
+        return float(self.stats["end"])
+
+    def to_json(self, params: bool = False) -> dict:
+        return {"status": self.status.name.lower(), "message": self.message, "engine": self.engine,
+                "precision": self.precision, "problem": self.problem,
+                "events": [e.to_json() for e in self.events], "jumps": [j.to_json() for j in self.jumps],
+                "plateaus": self.plateaus, "final_loss": self.final_loss,
+                "trajectory": self.trajectory.to_json(params), "tolerances": self.tolerances, "stats": self.stats}
+
+
+def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FRACTION) -> list[Jump]:
+    """The jump rule of the module docstring, on a run's `NormTrack` and final float64 parameters (a, W)."""
+    final = np.array([float(v) for v in track.values[-1]])
+    start = np.array([float(v) for v in track.values[0]])
+    if final.size == 0 or not np.isfinite(final.max()):
+        return []
+    cut = final.max() + 0.5 * math.log(active_fraction)
+    out = []
+    for j in np.flatnonzero(final >= cut):
+        level = track.values[-1][j] - HALF
+        if not start[j] < float(level):
+            continue  # it did not grow past half its final size after the start
+        tau = track.first_crossing(int(j), level)
+        if tau is not None and float(tau) > float(track.t[0]):
+            out.append(Jump(float(tau), int(j), tuple(fitted_points(X, y, a, W, int(j)))))
+    return sorted(out, key=lambda jp: jp.tau)
+
+
+def fitted_points(X, y, a, W, neuron: int) -> list[int]:
+    """Data i with a_j σ(⟨w_j, x_i⟩) ≥ y_i/2 in the label's direction (0-based), y_i ≠ 0."""
+    contrib = a[neuron] * np.maximum(X @ W[neuron], 0.0)
+    return [int(i) for i in np.flatnonzero((y != 0) & (contrib * np.sign(y) >= np.abs(y) / 2))]
+
+
+def plateau_losses(times, losses, jump_times) -> list[float]:
+    """Loss at the midpoints between consecutive jumps (τ_1/2 first) and at the end of the run."""
+    times = np.asarray(times, dtype=float)
+    losses = np.asarray(losses, dtype=float)
+    marks = [float(times[0])] + list(jump_times)
+    points = [(marks[k] + marks[k + 1]) / 2 for k in range(len(marks) - 1)]
+    return [float(np.interp(p, times, losses)) for p in points] + [float(losses[-1])]
