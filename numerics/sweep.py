@@ -4,19 +4,23 @@
     for row in sweep.run(points, compute):   # skips points already in the file
         ...
 
-A point is a dict of JSON-able parameters; its key is the canonical JSON of that dict. An
-interruption loses at most the point being computed; a rerun neither repeats finished points nor
-loses them. A truncated last line (killed mid-write) is ignored.
+A point is a dict of JSON-able parameters; its key is the canonical JSON of that dict. Each row also
+records the code that computed it (`numerics.code_version.code_version`: the package version and a hash
+of the package's source files); rows written by other code are ignored and recomputed, so a change of the
+code never reuses an old result. An interruption loses at most the point being computed; a rerun neither
+repeats finished points nor loses them. Lines are fsync'd as they are written; a truncated last line
+(killed mid-write) is ignored.
 """
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Callable, Iterable
 
-from relucheck.proofs_checks.result import to_jsonable
+from .code_version import code_version
+from .durable_files import append_json_line, read_json_lines
+from .jsonable import to_jsonable
 
 
 def point_key(point: dict) -> str:
@@ -24,38 +28,31 @@ def point_key(point: dict) -> str:
 
 
 class Sweep:
-    def __init__(self, path, *, progress: bool = True):
+    """A JSON-lines cache of ``compute(point)`` keyed by the point and the code version.
+
+    ``code`` defaults to `code_version()`; it is a parameter so that a test can stand in for a change of code.
+    """
+
+    def __init__(self, path, *, progress: bool = True, code: dict | None = None):
         self.path = Path(path)
         self.progress = progress
+        self.code = to_jsonable(code_version() if code is None else code)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def done(self) -> dict[str, dict]:
-        """Finished rows by point key."""
-        rows = {}
-        if self.path.exists():
-            for line in self.path.read_text().splitlines():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut by an interruption
-                rows[point_key(row["point"])] = row
-        return rows
+        """Finished rows of this code version by point key."""
+        rows, _ = read_json_lines(self.path)
+        return {point_key(row["point"]): row for row in rows if "point" in row and row.get("code") == self.code}
 
     def run(self, points: Iterable[dict], compute: Callable[[dict], dict]) -> list[dict]:
         """Compute every point not yet in the file; return all rows (old and new) in point order."""
         points = list(points)
-        if self.path.exists() and self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n"):
-            with self.path.open("a") as fh:  # end a line cut by an interruption before appending
-                fh.write("\n")
         done = self.done()
         todo = [p for p in points if point_key(p) not in done]
         for k, point in enumerate(todo, 1):
             result = compute(point)
-            row = {"point": to_jsonable(point), "result": to_jsonable(result)}
-            with self.path.open("a") as fh:
-                fh.write(json.dumps(row) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
+            row = {"point": to_jsonable(point), "result": to_jsonable(result), "code": self.code}
+            append_json_line(self.path, row)
             done[point_key(point)] = row
             if self.progress:
                 print(f"[sweep {self.path.name}] {len(points) - len(todo) + k}/{len(points)} {point_key(point)}",

@@ -44,22 +44,50 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_run(args) -> int:
+    """Run checks, journaling each record as it finishes (`proofs_checks.journal`); reports from the journal."""
+    from .journal import Journal, prepare_out_dir, run_parameters
     from .registry import select
-    from .report import write_results
-    from .runner import exit_code, run_checks
+    from .report import summary_line, write_results
+    from .runner import exit_code, record_ids, run_checks
 
     checks = select(args.suite, args.only)
     if not checks:
         print(f"no check matches suite={args.suite!r} only={args.only!r}", file=sys.stderr)
         return 2
-    records = run_checks(checks, args.seed, mutate=args.mutate, progress=not args.quiet)
-    paths = write_results(records, args.out, title=f"relucheck run (suite {args.suite}, seed {args.seed})")
-    code = exit_code(records)
+    out = prepare_out_dir(args.out)  # before anything is computed
+    journal = Journal(out)
+    params = run_parameters(args.suite, args.only, args.seed, args.mutate)
+    done = journal.resume(params) if args.resume else {}
+    if not done:
+        journal.start(params)
+    ids = record_ids(checks, args.mutate)
+    todo = [rid for rid in ids if rid not in done]
+    journal.note_session(resume=args.resume, to_run=len(todo), already=len(ids) - len(todo))
+    interrupted = False
+    try:
+        run_checks(checks, args.seed, mutate=args.mutate, progress=not args.quiet, skip=frozenset(done),
+                   on_record=journal.append)
+    except KeyboardInterrupt:
+        interrupted = True
+    except OSError as exc:  # e.g. a full disk while appending to the journal: what is on disk stays
+        print(f"relucheck: error: cannot write the journal {journal.path}: {exc}; the records written so far are "
+              "kept, `relucheck run --resume` with the same options continues", file=sys.stderr)
+        return 2
+    saved = journal.records()
+    records = [saved[rid] for rid in ids if rid in saved]
+    paths = write_results(records, out, title=f"relucheck run (suite {args.suite}, seed {args.seed})")
     for rec in records:
         if rec.status.value != "verified" and not (rec.mutant and rec.caught):
             print(f"{rec.id}: {rec.status.value}: {rec.message}", file=sys.stderr)
-    print(f"wrote {', '.join(str(p) for p in paths)}")
-    return code
+    print(f"summary: {summary_line(records)}")
+    print(f"ran {len(records) - (len(ids) - len(todo))} of {len(ids)} records"
+          + (f" ({len(ids) - len(todo)} already in the journal)" if args.resume else ""))
+    print(f"wrote {', '.join(str(p) for p in paths)} (journal {journal.path})")
+    if interrupted:
+        print(f"relucheck: interrupted: {len(records)} of {len(ids)} records kept in {journal.path}; "
+              "`relucheck run --resume` with the same options runs the rest", file=sys.stderr)
+        return 130
+    return exit_code(records)
 
 
 def _cmd_show(args) -> int:
@@ -113,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mutate", action="store_true", help="also run every check's mutant (must be refuted)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run journaled in --out (same options): run only the missing checks")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("show", help="a statement or check, its formula and its latest results")

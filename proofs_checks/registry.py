@@ -12,6 +12,11 @@ The same function runs the mutant with ``ctx.mutate = True``: the same computati
 deliberately wrong prediction, which must come out refuted. ``ctx.cached(key, fn)`` shares an
 expensive computation between a check and its mutant.
 
+Findings (docs/findings.md): a check whose outcome is "the paper's claim is refuted" states the finding
+as its prediction and the paper's claim as its mutant, and is registered with ``finding="…"`` (one
+sentence: what computation shows against the paper). Its VERIFIED records then count as "paper's claim
+refuted (finding)", not as "verified", in the summaries and are listed first in the reports.
+
 Check modules live in `proofs_checks.checks` and are discovered automatically.
 """
 from __future__ import annotations
@@ -50,6 +55,7 @@ class Check:
     suites: tuple[str, ...] = SUITES
     precision: str = "float64"
     description: str = ""
+    finding: str = ""  # non-empty: a verified outcome means "the paper's claim is refuted" (this finding)
 
     @property
     def paper(self) -> str:
@@ -60,8 +66,13 @@ _CHECKS: dict[str, Check] = {}
 _loaded = False
 
 
-def check(check_id: str, *, statement: str, mutant: str, suites=SUITES, precision: str = "float64"):
-    """Register the decorated function as a check (see the module docstring)."""
+def check(check_id: str, *, statement: str, mutant: str, suites=SUITES, precision: str = "float64",
+          finding: str = ""):
+    """Register the decorated function as a check (see the module docstring).
+
+    ``finding``: for a check whose prediction is a refutation of the paper (its mutant being the paper's
+    claim), the finding in one sentence.
+    """
     suites = tuple(suites)
     unknown = set(suites) - set(SUITES)
     if unknown:
@@ -72,7 +83,8 @@ def check(check_id: str, *, statement: str, mutant: str, suites=SUITES, precisio
     def decorate(fn):
         if check_id in _CHECKS:
             raise ValueError(f"check {check_id} registered twice")
-        _CHECKS[check_id] = Check(check_id, statement, fn, mutant, suites, precision, (fn.__doc__ or "").strip())
+        _CHECKS[check_id] = Check(check_id, statement, fn, mutant, suites, precision, (fn.__doc__ or "").strip(),
+                                  finding)
         return fn
 
     return decorate

@@ -1,11 +1,16 @@
 """Reports: results.json, results.csv, report.md, report.tex, and shared table writers.
 
+The summary (`summary_line`) counts a finding check's verified record as "paper's claim refuted (finding)",
+separately from "verified", and both reports list those findings first. Every file is written atomically
+(temporary file + ``os.replace``).
+
 Numbers are formatted with `fmt_number`: four significant digits, scientific notation for small
 or large magnitudes (λ = 1e-40 prints as ``1e-40``, never as ``0.000``).
 """
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections import Counter
@@ -13,11 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
+from relucheck.numerics.durable_files import atomic_write_text
 from relucheck.theory.statement import latex_escape
 
 from .result import CheckResult
 
-CSV_FIELDS = ["id", "check", "statement", "paper", "status", "mutant", "caught", "prediction", "measurement",
+CSV_FIELDS = ["id", "check", "statement", "paper", "status", "mutant", "caught", "finding", "prediction", "measurement",
               "tolerance", "tolerance_reason", "precision", "seed", "seconds", "message"]
 
 
@@ -56,47 +62,78 @@ def fmt_value(value, limit: int = 6) -> str:
 
 
 def write_results(records: list[CheckResult], out_dir, *, title: str = "relucheck report") -> list[Path]:
-    """Write the four report files into ``out_dir`` and return their paths."""
+    """Write the four report files into ``out_dir`` (each atomically) and return their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "results.json", out / "results.csv", out / "report.md", out / "report.tex"]
-    paths[0].write_text(json.dumps([r.to_json() for r in records], indent=1))
-    with paths[1].open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, CSV_FIELDS)
-        writer.writeheader()
-        for r in records:
-            row = r.to_json()
-            writer.writerow({k: (fmt_value(row[k]) if k in ("prediction", "measurement", "tolerance") else row[k])
-                             for k in CSV_FIELDS})
-    paths[2].write_text(markdown_report(records, title))
-    paths[3].write_text(latex_report(records, title))
+    atomic_write_text(paths[0], json.dumps([r.to_json() for r in records], indent=1))
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, CSV_FIELDS)
+    writer.writeheader()
+    for r in records:
+        row = r.to_json()
+        writer.writerow({k: (fmt_value(row[k]) if k in ("prediction", "measurement", "tolerance") else row[k])
+                         for k in CSV_FIELDS})
+    atomic_write_text(paths[1], buf.getvalue())
+    atomic_write_text(paths[2], markdown_report(records, title))
+    atomic_write_text(paths[3], latex_report(records, title))
     return paths
 
 
-def _summary(records) -> str:
-    counts = Counter(r.status.value for r in records if not r.mutant)
-    text = ", ".join(f"{counts[s]} {s}" for s in ("verified", "refuted", "inconclusive", "error") if counts[s])
+def summary_line(records) -> str:
+    """E.g. "74 verified, 9 paper's claims refuted (findings), 1 inconclusive; mutants caught: 84/84"."""
+    real = [r for r in records if not r.mutant]
+    findings = sum(r.finding_reproduced for r in real)
+    counts = Counter(r.status.value for r in real if not r.finding_reproduced)
+    parts = [f"{counts['verified']} verified"] if counts["verified"] else []
+    if findings:
+        parts.append(f"{findings} paper's claim{'s' if findings > 1 else ''} refuted (finding{'s' if findings > 1 else ''})")
+    parts += [f"{counts[s]} {s}" for s in ("refuted", "inconclusive", "error") if counts[s]]
+    text = ", ".join(parts)
     mutants = [r for r in records if r.mutant]
     if mutants:
         text += f"; mutants caught: {sum(bool(r.caught) for r in mutants)}/{len(mutants)}"
     return text or "no checks run"
 
 
+def _status_text(r: CheckResult) -> str:
+    if r.mutant:
+        return f"{r.status.value} (mutant {'caught' if r.caught else 'NOT caught'})"
+    if r.finding_reproduced:
+        return "verified: paper's claim refuted (finding)"
+    return r.status.value + (" (finding check: the finding did not reproduce)" if r.finding else "")
+
+
+def _findings(records) -> tuple[list[CheckResult], list[CheckResult]]:
+    """(finding checks that reproduced, finding checks that did not)."""
+    real = [r for r in records if not r.mutant and r.finding]
+    return [r for r in real if r.finding_reproduced], [r for r in real if not r.finding_reproduced]
+
+
 def markdown_report(records: list[CheckResult], title: str) -> str:
-    lines = [f"# {title}", "", f"Summary: {_summary(records)}.", ""]
+    lines = [f"# {title}", "", f"Summary: {summary_line(records)}.", ""]
+    shown, failed = _findings(records)
+    if shown or failed:
+        lines += ["## Findings: paper's claims refuted", "",
+                  "Each check below states a refutation of a paper's claim as its prediction (its mutant is the "
+                  "paper's claim); verified means the refutation reproduces (docs/findings.md).", ""]
+        lines += [f"- `{r.id}` (statement `{r.statement}`): {r.finding} Evidence: {r.message or '—'}" for r in shown]
+        lines += [f"- `{r.id}`: did NOT reproduce ({r.status.value}): {r.message or '—'}" for r in failed]
+        lines.append("")
     if records:
         v = records[0].versions
         lines += ["Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)), ""]
     lines += ["| check | status | prediction | measurement | tolerance | precision | seed | seconds |",
               "|---|---|---|---|---|---|---|---|"]
     for r in records:
-        status = r.status.value + (f" (mutant {'caught' if r.caught else 'NOT caught'})" if r.mutant else "")
-        lines.append(f"| `{r.id}` | {status} | {fmt_value(r.prediction)} | {fmt_value(r.measurement)} | "
+        lines.append(f"| `{r.id}` | {_status_text(r)} | {fmt_value(r.prediction)} | {fmt_value(r.measurement)} | "
                      f"{fmt_value(r.tolerance)} | {r.precision} | {r.seed} | {r.seconds:.2f} |")
     lines += ["", "## Details", ""]
     for r in records:
-        lines += [f"### `{r.id}` — {r.status.value}", "", f"- statement: `{r.statement}`",
+        lines += [f"### `{r.id}` — {_status_text(r)}", "", f"- statement: `{r.statement}`",
                   f"- tolerance reason: {r.tolerance_reason or '—'}", f"- message: {r.message or '—'}"]
+        if r.finding and not r.mutant:
+            lines.append(f"- finding: {r.finding}")
         if r.mutant:
             lines.append(f"- mutation: {r.mutation}")
         lines.append("")
@@ -130,8 +167,8 @@ def write_table(header: list[str], rows: list[list], stem, *, caption: str = "")
     stem.parent.mkdir(parents=True, exist_ok=True)
     cells = [[c if isinstance(c, str) else fmt_number(c) for c in row] for row in rows]
     md, tex = stem.with_suffix(".md"), stem.with_suffix(".tex")
-    md.write_text((f"{caption}\n\n" if caption else "") + markdown_table(header, cells))
-    tex.write_text(latex_table(header, cells, caption))
+    atomic_write_text(md, (f"{caption}\n\n" if caption else "") + markdown_table(header, cells))
+    atomic_write_text(tex, latex_table(header, cells, caption))
     return [md, tex]
 
 
@@ -140,11 +177,20 @@ def latex_report(records: list[CheckResult], title: str) -> str:
     rows = []
     for r in records:
         status = r.status.value + ((" (caught)" if r.caught else " (NOT caught)") if r.mutant else "")
+        if r.finding_reproduced:
+            status = "verified: paper's claim refuted"
         rows.append([r.id, status, fmt_value(r.prediction, 3), fmt_value(r.measurement, 3), fmt_value(r.tolerance, 3),
                      r.precision, str(r.seed), f"{r.seconds:.2f}"])
+    shown, failed = _findings(records)
+    findings = []
+    if shown or failed:
+        findings = ["\\subsection*{Findings: paper's claims refuted}", "\\begin{itemize}"]
+        findings += [f"\\item \\texttt{{{latex_escape(r.id)}}}: {latex_escape(r.finding)}" for r in shown]
+        findings += [f"\\item \\texttt{{{latex_escape(r.id)}}}: did NOT reproduce ({r.status.value})" for r in failed]
+        findings += ["\\end{itemize}", ""]
     return "\n".join([
         "\\documentclass{article}", "\\usepackage{booktabs}", "\\usepackage[margin=1.5cm,landscape]{geometry}",
         "\\usepackage[utf8]{inputenc}", "\\begin{document}", f"\\section*{{{latex_escape(title)}}}",
-        latex_escape("Summary: " + _summary(records) + "."), "",
+        latex_escape("Summary: " + summary_line(records) + "."), "", *findings,
         latex_table(header, rows, caption="Checks, predictions and measurements"),
         "\\end{document}", ""])

@@ -9,10 +9,12 @@ from __future__ import annotations
 import enum
 import math
 import platform
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
+
+from relucheck.numerics.jsonable import to_jsonable
 
 
 class Status(str, enum.Enum):
@@ -75,48 +77,34 @@ def within_bound(measurement, bound, reason: str, *, side: str = "<=", slack: fl
                  message: str = "", **details) -> Outcome:
     """Verified when every measured value lies on the right side of the bound (up to ``slack``).
 
-    side "<=" checks measurement ≤ bound + slack; ">=" checks measurement ≥ bound − slack.
+    side "<=" checks measurement ≤ bound + slack; ">=" checks measurement ≥ bound − slack. The margin of a
+    value is its distance to the allowed limit (bound + slack, or bound − slack), positive when the bound
+    holds and negative when it is violated. The message shows the comparison at the tightest value, e.g.
+    "measured 0.41 ≤ bound 0.5 (margin 0.09)" or "measured 0.62 > bound 0.5 (margin -0.12)". A NaN margin
+    (NaN measurement or bound) or nothing to compare is inconclusive, never a silent pass.
     """
-    q = np.asarray(measurement, dtype=float)
-    b = np.asarray(bound, dtype=float)
-    if side == "<=":
-        ok = np.all(q <= b + slack)
-        worst = _max_abs(np.max(q - b)) if q.size else 0.0
-    elif side == ">=":
-        ok = np.all(q >= b - slack)
-        worst = _max_abs(np.max(b - q)) if q.size else 0.0
-    else:
+    if side not in ("<=", ">="):
         raise ValueError(f"side must be '<=' or '>=', got {side!r}")
-    status = Status.VERIFIED if ok else Status.REFUTED
-    msg = f"measurement {side} bound: {'holds' if ok else 'violated'} (worst excess {worst:.3g}, slack {slack:.3g})"
-    return Outcome(status, bound, measurement, slack, reason, f"{msg}. {message}".strip(), details=details)
-
-
-def to_jsonable(value):
-    """numpy, mpmath, sympy and enum values to plain JSON types (non-finite floats to strings)."""
-    if value is None or isinstance(value, (bool, str, int)):
-        return value
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, np.generic):
-        return to_jsonable(value.item())
-    if isinstance(value, np.ndarray):
-        return [to_jsonable(v) for v in value.tolist()] if value.dtype != object else [to_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [to_jsonable(v) for v in value]
-    mod = type(value).__module__
-    if mod.startswith("mpmath") or mod.startswith("flint"):
-        return str(value)
-    if mod.startswith("sympy"):
-        try:
-            return float(value) if value.is_number and value.is_real else str(value)
-        except TypeError:
-            return str(value)
-    return str(value)
+    q, b = np.broadcast_arrays(np.asarray(measurement, dtype=float), np.asarray(bound, dtype=float))
+    limit = b + slack if side == "<=" else b - slack
+    margins = np.ravel(limit - q if side == "<=" else q - limit)
+    q, b = np.ravel(q), np.ravel(b)
+    if margins.size == 0:
+        return Outcome(Status.INCONCLUSIVE, bound, measurement, slack, reason,
+                       f"no measured value to compare with the bound. {message}".strip(), details=details)
+    if np.isnan(margins).any():
+        k = int(np.flatnonzero(np.isnan(margins))[0])
+        return Outcome(Status.INCONCLUSIVE, bound, measurement, slack, reason,
+                       f"measured {q[k]:.3g} vs bound {b[k]:.3g}: not comparable (NaN). {message}".strip(),
+                       details={"margin": None, **details})
+    k = int(np.argmin(margins))
+    ok = bool(margins[k] >= 0)
+    sign = {("<=", True): "≤", ("<=", False): ">", (">=", True): "≥", (">=", False): "<"}[(side, ok)]
+    slack_text = f" {'+' if side == '<=' else '−'} slack {slack:.3g}" if slack else ""
+    where = f"tightest of {margins.size}: " if margins.size > 1 else ""
+    msg = f"{where}measured {q[k]:.3g} {sign} bound {b[k]:.3g}{slack_text} (margin {margins[k]:.3g})"
+    return Outcome(Status.VERIFIED if ok else Status.REFUTED, bound, measurement, slack, reason,
+                   f"{msg}. {message}".strip(), details={"margin": float(margins[k]), **details})
 
 
 @dataclass
@@ -141,16 +129,33 @@ class CheckResult:
     caught: bool | None = None  # for mutants: was it refuted?
     mutation: str = ""
     details: dict = field(default_factory=dict)
+    finding: str = ""  # for a finding check's own record: the paper's claim it refutes (see `finding_reproduced`)
 
     def to_json(self) -> dict:
         return to_jsonable(asdict(self))
 
+    @classmethod
+    def from_json(cls, row: dict) -> "CheckResult":
+        """The record back from `to_json` (numbers stay plain JSON values)."""
+        names = {f.name for f in fields(cls)}
+        unknown = set(row) - names
+        if unknown:
+            raise ValueError(f"result record has unknown field(s) {sorted(unknown)}")
+        return cls(**{**row, "status": Status(row["status"])})
+
+    @property
+    def finding_reproduced(self) -> bool:
+        """A finding check's record that verified: the paper's claim is refuted."""
+        return bool(self.finding) and not self.mutant and self.status is Status.VERIFIED
+
 
 def versions() -> dict:
-    """Versions of Python, relucheck and the numerical libraries, recorded in every result."""
+    """Versions of Python, relucheck (and the hash of its code) and the numerical libraries, in every result."""
     from importlib import metadata
 
-    out = {"python": platform.python_version(), "platform": platform.platform()}
+    from relucheck.numerics.code_version import code_hash
+
+    out = {"python": platform.python_version(), "platform": platform.platform(), "relucheck_code_sha256": code_hash()}
     for dist in ("relucheck", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib"):
         try:
             out[dist] = metadata.version(dist)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 import time
 import traceback
+from typing import Callable
 
 from .registry import Check, Context
 from .result import CheckResult, Outcome, Status, versions
@@ -40,6 +41,7 @@ def run_check(chk: Check, seed: int = 0, *, mutate: bool = False, context: Conte
         caught=(out.status is Status.REFUTED) if mutate else None,
         mutation=chk.mutant if mutate else "",
         details=out.details,
+        finding="" if mutate else chk.finding,
     )
     return record
 
@@ -64,22 +66,38 @@ class Progress:
         self.stream.flush()
 
 
-def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, progress: bool = True) -> list[CheckResult]:
-    """Run each check (and its mutant, sharing the check's cache) and return the records."""
-    bar = Progress(len(checks) * (2 if mutate else 1)) if progress else None
+def record_ids(checks: list[Check], mutate: bool) -> list[str]:
+    """The ids of the records a run produces, in run order: each check, then its mutant with ``mutate``."""
+    return [rid for chk in checks for rid in ([chk.id, chk.id + ".mutant"] if mutate else [chk.id])]
+
+
+def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, progress: bool = True,
+               skip: frozenset[str] = frozenset(), on_record: Callable[[CheckResult], None] | None = None
+               ) -> list[CheckResult]:
+    """Run each check (and its mutant, sharing the check's cache) and return the new records.
+
+    Records whose id is in ``skip`` (e.g. already in a journal) are not run. ``on_record`` receives each
+    record as soon as it is computed (the run journal appends it to disk there).
+    """
+    todo = [rid for rid in record_ids(checks, mutate) if rid not in skip]
+    bar = Progress(len(todo)) if progress else None
     records = []
     for chk in checks:
         ctx = Context(seed=seed)
-        rec = run_check(chk, seed, context=ctx)
-        records.append(rec)
-        if bar:
-            bar.step(chk.id, f"{rec.status.value} ({rec.seconds:.1f} s)")
-        if mutate:
-            mut = run_check(chk, seed, mutate=True, context=ctx)
-            records.append(mut)
+        for is_mutant in ((False, True) if mutate else (False,)):
+            rid = chk.id + (".mutant" if is_mutant else "")
+            if rid in skip:
+                continue
+            rec = run_check(chk, seed, mutate=is_mutant, context=ctx)
+            records.append(rec)
+            if on_record is not None:
+                on_record(rec)
             if bar:
-                verdict = "caught" if mut.caught else f"NOT CAUGHT ({mut.status.value})"
-                bar.step(chk.id + " (mutant)", f"{verdict} ({mut.seconds:.1f} s)")
+                if is_mutant:
+                    verdict = "caught" if rec.caught else f"NOT CAUGHT ({rec.status.value})"
+                    bar.step(chk.id + " (mutant)", f"{verdict} ({rec.seconds:.1f} s)")
+                else:
+                    bar.step(chk.id, f"{rec.status.value} ({rec.seconds:.1f} s)")
     return records
 
 

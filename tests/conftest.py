@@ -2,10 +2,12 @@
 
 Tests marked ``@pytest.mark.full`` are long; they are deselected (and counted as deselected in the
 summary) unless ``--run-full`` is given. Hypothesis profiles: ``ci`` (derandomized, the default
-when CI is set) and ``dev`` (random, more examples); choose with HYPOTHESIS_PROFILE.
+when CI is set) and ``dev`` (random, more examples); choose with HYPOTHESIS_PROFILE. The session
+fixture ``default_suite_run`` runs the default suite (checks and mutants) at most once per session.
 """
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", derandomize=True, max_examples=25, deadline=None,
@@ -33,3 +35,37 @@ def pytest_collection_modifyitems(config, items):
 def pytest_report_header(config):
     if not config.getoption("--run-full"):
         return "long tests marked 'full' are deselected; run them with --run-full"
+
+
+class DefaultSuiteRun:
+    """The default suite at seed 0, each check with its mutant (sharing its cache, as `relucheck run --mutate`).
+
+    One run per test session: a pair is computed the first time a test asks for it and reused after that,
+    so the per-check tests, the pinned-status table and the summary test together run every check once.
+    """
+
+    SEED = 0
+
+    def __init__(self):
+        from relucheck.proofs_checks.registry import select
+
+        self.ids = [c.id for c in select("default")]
+        self._pairs = {}
+
+    def pair(self, check_id: str):
+        """(the check's record, its mutant's record)."""
+        if check_id not in self._pairs:
+            from relucheck.proofs_checks.registry import get_check
+            from relucheck.proofs_checks.runner import run_checks
+
+            real, mutant = run_checks([get_check(check_id)], seed=self.SEED, mutate=True, progress=False)
+            self._pairs[check_id] = (real, mutant)
+        return self._pairs[check_id]
+
+    def records(self) -> list:
+        return [rec for cid in self.ids for rec in self.pair(cid)]
+
+
+@pytest.fixture(scope="session")
+def default_suite_run() -> DefaultSuiteRun:
+    return DefaultSuiteRun()

@@ -295,7 +295,9 @@ def final_state_distance(u, v) -> float:
 
 
 @check("B.prop2.group_closed_form_30_digits", statement="B.prop2", precision=f"mpmath {DIGITS_GROUP} digits",
-       mutant="the paper's published (67)/(69) (alignment ODE solved with rate c instead of c/2; spec B key finding 1)")
+       mutant="the paper's published (67)/(69) (alignment ODE solved with rate c instead of c/2; spec B key finding 1)",
+       finding="at 30 digits the flow follows the corrected tanh(ct/2 + artanh ρ_0) form, not the paper's published "
+               "(67)/(69), when ρ_0 < 1.")
 def group_closed_form(ctx: Context) -> Outcome:
     """Spec B §2.13: ρ(t) = tanh(ct/2 + artanh ρ_0) and N(t) = P N_0 E/(P + N_0 J) vs the Taylor flow, ρ_0 < 1."""
     run, groups, y, n, p, t_end = _group_run(ctx.seed)

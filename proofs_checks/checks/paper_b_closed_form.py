@@ -43,7 +43,8 @@ def _checker(key: str, ctx: Context, data_fn):
 
 
 @check("B.prop2.paper_closed_form", statement="B.prop2", precision="SymPy + mpmath 50 digits + DOP853",
-       mutant="the paper's claim: (67)/(69) solve (66) for every ρ_0 ∈ (0, 1) (check-ode verdict 'verified')")
+       mutant="the paper's claim: (67)/(69) solve (66) for every ρ_0 ∈ (0, 1) (check-ode verdict 'verified')",
+       finding="(67)/(69) solve ρ' = c(1 − ρ²), not the paper's ODE (66) ρ' = (c/2)(1 − ρ²), unless ρ_0 = 1.")
 def paper_closed_form(ctx: Context) -> Outcome:
     """Finding (spec B key finding 1): (67)/(69) solve (66) only for ρ_0 = 1.
 
@@ -143,7 +144,8 @@ def _closed(which, X, W0, p=2, n=6):
 
 
 @check("B.prop2.closed_form_vs_flow", statement="B.prop2",
-       mutant="predicts the flow with the paper's (67)/(69) instead of the corrected closed form")
+       mutant="predicts the flow with the paper's (67)/(69) instead of the corrected closed form",
+       finding="the full network flow follows the corrected closed form, not the paper's (67)/(69), when ρ_0 < 1.")
 def closed_form_vs_flow(ctx: Context) -> Outcome:
     """Full event-aware flow (B convention, p = 2, n = 6, orthonormal inputs in ℝ^8, group init ρ_0 ≈ 0.91, 0.58)
     against the closed form of (ρ_j, N_j) at t ∈ {0, 1, 5, 10, 20} (spec B25)."""

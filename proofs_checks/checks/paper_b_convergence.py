@@ -205,4 +205,5 @@ def lemma3_concentration(ctx: Context) -> Outcome:
                    "100 draws per (n, d): the median's sampling error is a few percent, i.e. ≲ 0.05 on a slope over "
                    "one decade; 0.1 allows the finite-n curvature; the inequality to float64 rounding (1e-12)",
                    f"slopes in log d for n = 5, 10, 20: {[round(x, 3) for x in slopes]}; median/(2√(n/d)) = {ratios} "
-                   f"(below the Bai–Yin edge: {below_edge}); max excess of the inequality {worst_ineq:.3g}")
+                   f"(below the Bai–Yin edge: {below_edge}); max left − right side of the inequality {worst_ineq:.3g} "
+                   "(≤ 0 claimed)")

@@ -34,7 +34,9 @@ def lemma7_bounds(X, y, a, W, p):
 
 
 @check("B.lem7.upper_bound_counterexample", statement="B.lem7",
-       mutant="the paper's claim: μ ≤ (2/n)(C_x^+)² max_i (1/p)Σ_j (a_j² + ‖w_j‖²)1_{j,i} for any inputs")
+       mutant="the paper's claim: μ ≤ (2/n)(C_x^+)² max_i (1/p)Σ_j (a_j² + ‖w_j‖²)1_{j,i} for any inputs",
+       finding="Lemma 7's upper bound on μ fails for correlated inputs (x_1 = x_2: μ = 4 > 2); the corrected factor "
+               "(C_x^+)² + ‖XᵀX − D_X‖ holds.")
 def upper_bound_counterexample(ctx: Context) -> Outcome:
     """Finding (spec B key finding 4): x_1 = x_2 = e_1, p = 1, w = e_1, a = 1, y = (2, 2) gives μ = 4 > 2,
     the paper's upper bound; the corrected factor (C_x^+)² + ‖XᵀX − D_X‖ gives 4 ≥ μ."""
@@ -170,7 +172,9 @@ def _lemma4_samples(seed, n=40, d=200, p=1000, inits=200):
 
 
 @check("B.lem4.beta0", statement="B.lem4",
-       mutant="the paper's (75) without the normalization by ‖R‖²: β_0 = 2 Yᵀ M̄ Y")
+       mutant="the paper's (75) without the normalization by ‖R‖²: β_0 = 2 Yᵀ M̄ Y",
+       finding="Lemma 4's β_0 in the paper's (75)–(79) lacks the normalization by ‖R‖²; the corrected β_0 matches "
+               "the Monte Carlo mean of nμ(0).")
 def beta0(ctx: Context) -> Outcome:
     """Lemma 4: the mean of n μ(0) over 200 seeded inits at p = 1000 (x_i = λ_i e_i, n = 40, d = 200, B's init)
     against the closed-form β_0 of spec B §2.9 (E[a²] = 3 + 2E‖w‖)."""

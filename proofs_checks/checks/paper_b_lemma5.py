@@ -52,7 +52,9 @@ def bullets_on_grid(ctx: Context) -> Outcome:
 
 
 @check("B.lem5.second_bullet_proof_step", statement="B.lem5",
-       mutant="the paper's claim: (1 − 4(ε/n)^{3 log 2})^n ≤ (1 − 4ε/n)^n for all n, ε")
+       mutant="the paper's claim: (1 − 4(ε/n)^{3 log 2})^n ≤ (1 − 4ε/n)^n for all n, ε",
+       finding="the proof step (1 − 4(ε/n)^{3 log 2})^n ≤ (1 − 4ε/n)^n of Lemma 5's second bullet is false wherever "
+               "4ε/n < 1.")
 def second_bullet_proof_step(ctx: Context) -> Outcome:
     """Finding (spec B §5 item 11): the proof's inequality is false wherever 4ε/n < 1, since 3 log 2 > 1."""
     bad = prob.proof_step_violations(NS, EPSS)

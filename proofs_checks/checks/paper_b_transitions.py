@@ -67,7 +67,9 @@ def window_constant_paper(eps, D):
 
 
 @check("B.thm2.window_constant", statement="B.thm2", precision="mpmath 60 digits",
-       mutant="the paper's (12)/(87): (t(1−ε) − t(ε))/t_n · log n → (1/(2‖D‖)) log C^j(ε)")
+       mutant="the paper's (12)/(87): (t(1−ε) − t(ε))/t_n · log n → (1/(2‖D‖)) log C^j(ε)",
+       finding="Theorem 2's transition window constant is (2/‖D‖) log C(ε) (3.688 for ‖D‖ = 2, ε = 0.1), not the "
+               "paper's (1/(2‖D‖)) log C^j(ε) of (12)/(87).")
 def window_constant(ctx: Context) -> Outcome:
     """Finding (spec B key finding 2): on the exact closed form (p = 2, ‖D‖ = 2, N_0 = 1, ρ_0 ∈ {1, 0.3},
     ε = 0.1) the window (t(ε) − t(1−ε))·log(np)/t_n at n = 10^96 equals (2/‖D‖) log C(ε) = 3.688…, not the
@@ -157,7 +159,9 @@ def _step73_grid():
 
 
 @check("B.prop2.step73", statement="B.prop2", precision="mpmath 30 digits",
-       mutant="the paper's step (73): N(t)/P ≥ N_0/(2 + N_0) for t ≥ (1/c) log P")
+       mutant="the paper's step (73): N(t)/P ≥ N_0/(2 + N_0) for t ≥ (1/c) log P",
+       finding="Proposition 2's step (73), N(t)/P ≥ N_0/(2 + N_0) for t ≥ (1/c) log P, fails on the exact closed "
+               "form; N_0/(4 + 1.8 N_0) holds.")
 def step73(ctx: Context) -> Outcome:
     """Finding (spec B key finding 3): on the exact closed form, N/P after (1/c) log P falls below the paper's
     N_0/(2 + N_0) (e.g. ρ_0 = 0.001, N_0 = 1, P = 100) but stays above the corrected N_0/(4 + 1.8 N_0)."""

@@ -699,9 +699,10 @@ def aligned_neuron_active_on_its_set(ctx: Context) -> Outcome:
         off_set = float(u[size:] @ u[size:]) / (k * eps) - 1            # ≤ 0 claimed
         worst.append(max(on_set, off_set))
     worst = np.array(worst)
-    return within_bound(worst, 0.0, "float64 rounding: the normalized excess carries a relative error ≤ 1e-7 "
-                        "(ε ≥ 1e-8 computed from 1 − ⟨u,v⟩)", slack=1e-7,
-                        message=f"largest normalized excess {worst.max():.3g} over {len(pairs)} pairs")
+    return within_bound(worst, 0.0, "float64 rounding: the normalized left − right side carries a relative error "
+                        "≤ 1e-7 (ε ≥ 1e-8 computed from 1 − ⟨u,v⟩)", slack=1e-7,
+                        message=f"largest normalized left − right side {worst.max():.3g} (≤ 0 claimed) over "
+                                f"{len(pairs)} pairs")
 
 
 # --------------------------------------------------------------------------------------------------
