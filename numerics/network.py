@@ -100,9 +100,10 @@ def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None):
     """
     num, den = _coefficient(convention, V.shape[-2])
     D = V.swapaxes(-1, -2) @ X if D is None else D  # (m, d): Σ_i V_ij x_i
-    da = (W * D).sum(-1) * num / den
-    dW = (a[..., None] * D) * num / den
-    return da, dW
+    if D.dtype == object:  # exact integer ratio for mpmath / arb numbers
+        return (W * D).sum(-1) * num / den, (a[..., None] * D) * num / den
+    coef = num / den
+    return (W * D).sum(-1) * coef, (coef * a)[..., None] * D
 
 
 def forward(X, a, W, convention: Convention = PAPER_A):

@@ -71,6 +71,10 @@ class Stepper(abc.ABC):
     def watched(self, watch, t) -> np.ndarray:
         """Values of the watched functions (`numerics.flows.events.Watch`) at time t inside the last step."""
 
+    def evaluator(self, watch):
+        """A function t -> `watched` (watch, t) for many t inside the last step (engines may precompute)."""
+        return lambda t: self.watched(watch, t)
+
     @abc.abstractmethod
     def truncate(self, t) -> None:
         """End the last step at t (an event inside it): the state becomes the step's state at t."""

@@ -22,27 +22,34 @@ from scipy.optimize import brentq
 from .result import EventKind
 
 
+KINDS = tuple(EventKind)
+_Z_ROWS = (KINDS.index(EventKind.DEACTIVATE), KINDS.index(EventKind.ACTIVATE))
+
+
 @dataclass
 class Watch:
     """The watched functions of one segment: one row per (kind, datum i, neuron j), with the sign of r_i for
     sliding exits fixed at the segment's start."""
 
-    kinds: np.ndarray  # (k,) of EventKind
+    codes: np.ndarray  # (k,) index into KINDS
     data: np.ndarray  # (k,) datum index i
     neurons: np.ndarray  # (k,) neuron index j
     signs: np.ndarray  # (k,) sgn(r_i) at the start for sliding exits, else 1
     floors: np.ndarray  # (k,) a row has crossed once its value is below −floor (rounding of a value that starts at 0)
 
     def __len__(self) -> int:
-        return len(self.kinds)
+        return len(self.codes)
+
+    def kind(self, row: int) -> EventKind:
+        return KINDS[int(self.codes[row])]
 
     def subset(self, rows) -> "Watch":
         rows = np.asarray(rows, dtype=int)
-        return Watch(self.kinds[rows], self.data[rows], self.neurons[rows], self.signs[rows], self.floors[rows])
+        return Watch(self.codes[rows], self.data[rows], self.neurons[rows], self.signs[rows], self.floors[rows])
 
     def crossed(self, values) -> np.ndarray:
         """Rows whose value is past the kink by more than its floor."""
-        return np.flatnonzero(np.array([float(v) for v in values]) < -self.floors)
+        return np.flatnonzero(np.asarray(values, dtype=float) < -self.floors)
 
     @classmethod
     def of(cls, pattern, Z, r, kink, crosstalk, z_floor, r_floor) -> "Watch":
@@ -51,47 +58,58 @@ class Watch:
         inactive component of a datum orthogonal to all others (``crosstalk[i]`` False) is never pushed, so it is
         not watched. Floors: ``z_floor`` (n,) for pre-activation rows (the kink threshold: a component snapped onto
         its kink is 0 only up to rounding), ``r_floor`` for sliding exits (the rounding of residuals)."""
-        kinds, data, neurons, signs = [], [], [], []
         negative = ~pattern.act & ~pattern.slide & (np.array(Z < 0, dtype=bool) | kink) & crosstalk[:, None]
+        parts = []
         for mask, kind in ((pattern.act, EventKind.DEACTIVATE), (negative, EventKind.ACTIVATE)):
             i, j = np.nonzero(mask)
-            kinds += [kind] * len(i)
-            data += i.tolist()
-            neurons += j.tolist()
-            signs += [1.0] * len(i)
-        for i, j in zip(*np.nonzero(pattern.slide), strict=True):
-            sign = 1.0 if float(r[i]) > 0 else -1.0
-            kinds += [EventKind.LEAVE_DOWN, EventKind.LEAVE_UP]
-            data += [int(i), int(i)]
-            neurons += [int(j), int(j)]
-            signs += [sign, sign]
-        data = np.array(data, dtype=int)
-        floors = np.where([k in (EventKind.DEACTIVATE, EventKind.ACTIVATE) for k in kinds], z_floor[data], r_floor)
-        return cls(np.array(kinds, dtype=object), data, np.array(neurons, dtype=int), np.array(signs), floors)
+            parts.append((np.full(len(i), KINDS.index(kind)), i, j, np.ones(len(i)), z_floor[i]))
+        i, j = np.nonzero(pattern.slide)
+        if len(i):
+            sign = np.array([1.0 if float(r[q]) > 0 else -1.0 for q in i])
+            for kind in (EventKind.LEAVE_DOWN, EventKind.LEAVE_UP):
+                parts.append((np.full(len(i), KINDS.index(kind)), i, j, sign, np.full(len(i), r_floor)))
+        codes, data, neurons, signs, floors = (np.concatenate([p[q] for p in parts]) for q in range(5))
+        return cls(codes.astype(int), data.astype(int), neurons.astype(int), signs, floors)
 
     def values(self, Z, r, V):
         """Watched values (k,) from pre-activations Z (n, m), residuals r (n,) and effective residuals V (n, m)."""
-        out = np.zeros(len(self), dtype=np.result_type(Z.dtype, float) if Z.dtype != object else object)
-        for kind, sel in self._groups():
-            i, j = self.data[sel], self.neurons[sel]
-            if kind is EventKind.DEACTIVATE:
-                out[sel] = Z[i, j]
-            elif kind is EventKind.ACTIVATE:
-                out[sel] = -Z[i, j]
-            elif kind is EventKind.LEAVE_DOWN:
-                out[sel] = self.signs[sel] * V[i, j]
-            else:
-                out[sel] = self.signs[sel] * (r[i] - V[i, j])
+        i, j = self.data, self.neurons
+        z = Z[i, j]
+        out = np.where(self.codes == _Z_ROWS[0], z, -z) if Z.dtype != object else \
+            np.array([v if c == _Z_ROWS[0] else -v for v, c in zip(z, self.codes, strict=True)], dtype=object)
+        exits = np.flatnonzero(self.codes > max(_Z_ROWS))
+        for q in exits:
+            v = V[i[q], j[q]]
+            out[q] = self.signs[q] * (v if KINDS[self.codes[q]] is EventKind.LEAVE_DOWN else r[i[q]] - v)
         return out
 
     def needs_residuals(self) -> bool:
-        return any(k in (EventKind.LEAVE_DOWN, EventKind.LEAVE_UP) for k in self.kinds)
+        return bool(self.codes.size) and int(self.codes.max()) > max(_Z_ROWS)
 
-    def _groups(self):
-        for kind in EventKind:
-            sel = np.flatnonzero([k is kind for k in self.kinds])
-            if sel.size:
-                yield kind, sel
+
+def first_crossing(evaluator, watch: Watch, rows, t0, t1):
+    """(t, row) of the earliest crossing among ``rows`` (each past its floor at t1) inside [t0, t1].
+
+    ``evaluator(sub_watch)`` returns a function t -> watched values of ``sub_watch`` at t. An event step often holds
+    many later crossings (the next steps meet them again), so only the earliest is located: bisection on [t0, t1]
+    keeps the rows already past their floor at the upper end until one row is left (or the bracket is at
+    rounding), then `bracketed_root` refines that row."""
+    sub = watch.subset(rows)
+    values_at = evaluator(sub)
+    live = np.arange(len(rows))
+    lo, hi = t0, t1
+    for _ in range(200):
+        if len(live) == 1 or not hi - lo > 8 * np.finfo(float).eps * max(abs(float(hi)), 1.0):
+            break
+        mid = lo + (hi - lo) / 2
+        past = live[np.asarray(values_at(mid), dtype=float)[live] < -sub.floors[live]]
+        if past.size:
+            hi, live = mid, past
+        else:
+            lo = mid
+    q = int(live[np.argmin(np.asarray(values_at(hi), dtype=float)[live] + sub.floors[live])])
+    root = bracketed_root(lambda t: values_at(t)[q] + sub.floors[q], lo, hi)
+    return root, int(rows[q])
 
 
 def bracketed_root(f, lo, hi, tol=None):

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 INACTIVE, ACTIVE, SLIDING = 0, 1, 2
-MAX_ENUMERATED = 7  # kink data per neuron solved by enumerating the 3^k sign patterns; more: pivoting
+MAX_ENUMERATED = 5  # kink data per block solved by enumerating the 3^k patterns (243); more: pivoting
 
 
 def _solve(A, b):
@@ -104,12 +104,14 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
         Q = G[np.ix_(K, K)] * r[K][None, :]
         tol = tie_tolerance(G_abs[K], r, eps=eps, label_scale=label_scale, n=n, m=m)
         prefer = [(crossed or {}).get((int(k), int(j)), _preference(previous, k, j)) for k in K]
-        assignment, ties = _complementarity(sign * b, sign * Q, tol, prefer)
-        for k, state in zip(K, assignment, strict=True):
-            act[k, j] = state == ACTIVE
-            slide[k, j] = state == SLIDING
-        for k, w in ties:
-            pattern.ambiguous.append((int(j), int(K[k]), float(abs(w)), float(tol[k])))
+        for block in _blocks(G_abs[np.ix_(K, K)]):  # data orthogonal to each other decide independently
+            assignment, ties = _complementarity(sign * b[block], sign * Q[np.ix_(block, block)], tol[block],
+                                                [prefer[q] for q in block])
+            for q, state in zip(block, assignment, strict=True):
+                act[K[q], j] = state == ACTIVE
+                slide[K[q], j] = state == SLIDING
+            for q, w in ties:
+                pattern.ambiguous.append((int(j), int(K[block[q]]), float(abs(w)), float(tol[block[q]])))
     for j in np.flatnonzero(slide.any(axis=0)):
         S, A = np.flatnonzero(slide[:, j]), np.flatnonzero(act[:, j])
         P = -_solve_many(G[np.ix_(S, S)], G[np.ix_(S, A)]) if len(A) else np.zeros((len(S), 0), dtype=G.dtype)
@@ -126,6 +128,26 @@ def tie_tolerance(G_abs_rows, r, *, eps: float, label_scale: float, n: int, m: i
 def crossing_push(G, V, s, i: int, j: int):
     """s_j Σ_l G_il V_lj: the push (up to c|a_j|/n) on ⟨w_j, x_i⟩ under the effective residuals V."""
     return float(s[j]) * float(G[i] @ V[:, j])
+
+
+def _blocks(G_abs_KK) -> list[list[int]]:
+    """Connected components of the kink data under ⟨x_k, x_l⟩ ≠ 0: the complementarity problem splits into them
+    (Q_kl = G_kl r_l vanishes between blocks). Orthonormal data: one datum per block."""
+    k = G_abs_KK.shape[0]
+    label = list(range(k))
+
+    def root(q):
+        while label[q] != q:
+            label[q] = label[label[q]]
+            q = label[q]
+        return q
+
+    for q, l in zip(*np.nonzero(G_abs_KK), strict=True):
+        label[root(q)] = root(l)
+    groups: dict[int, list[int]] = {}
+    for q in range(k):
+        groups.setdefault(root(q), []).append(q)
+    return list(groups.values())
 
 
 def _solve_many(A, B):

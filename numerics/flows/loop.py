@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from .events import Watch, bracketed_root
+from .events import Watch, first_crossing
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
 from .result import (ACTIVE_FRACTION, Event, EventKind, FlowResult, NormTrack, Status, Trajectory, jumps_of,
                      plateau_losses)
@@ -71,9 +71,13 @@ class _Run:
         self.crosstalk = np.array([any(G[i, k] != 0 for k in range(problem.n) if k != i) for i in range(problem.n)])
         self.pattern_changes = 0
 
-    def kink_mask(self, Z, extra=None):
+    def kink_mask(self, Z, pattern=None, extra=None):
+        """Components within rounding of their kink, plus ``extra`` (the crossing one, the sliding ones); an inactive
+        component of a datum orthogonal to all others stays as it is (it is never pushed: nothing to decide)."""
         tol = KINK_ULPS * self.stepper.eps * self.X_norms[:, None]
         kink = np.array(abs(Z) <= tol, dtype=bool)
+        if pattern is not None:
+            kink &= self.crosstalk[:, None] | pattern.act | pattern.slide
         return kink if extra is None else kink | extra
 
     def decide(self, kink, previous, crossed=None):
@@ -183,11 +187,8 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
             crossed = watch.crossed(stepper.watched(watch, stepper.t))
             if crossed.size:
                 t0, t1 = stepper.step_bounds()
-                roots = [bracketed_root(lambda t, c=c: stepper.watched(watch.subset([c]), t)[0] + watch.floors[c], t0, t1)
-                         for c in crossed]
-                c = int(np.argmin([float(x) for x in roots]))
-                crossing = (roots[c], int(crossed[c]))
-                stepper.truncate(roots[c])
+                crossing = first_crossing(stepper.evaluator, watch, crossed, t0, t1)
+                stepper.truncate(crossing[0])
         run.record_step()
         if crossing is None:
             if problem.horizon is None and _settled(run, last_event_t, settle_rtol):
@@ -200,12 +201,12 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
         last_event_t = float(t_ev)
         n_events = len(run.events)
         view = stepper.view()
-        if watch.kinds[row] in (EventKind.DEACTIVATE, EventKind.ACTIVATE):
+        if watch.kind(row) in (EventKind.DEACTIVATE, EventKind.ACTIVATE):
             run.check_crossing(view, pattern, i, j)
         extra = pattern.slide.copy()
         extra[i, j] = True
-        side = ACTIVE if watch.kinds[row] in (EventKind.ACTIVATE, EventKind.LEAVE_UP) else INACTIVE
-        pattern, watch = run.decide(run.kink_mask(view.Z, extra), pattern, {(i, j): side})
+        side = ACTIVE if watch.kind(row) in (EventKind.ACTIVATE, EventKind.LEAVE_UP) else INACTIVE
+        pattern, watch = run.decide(run.kink_mask(view.Z, pattern, extra), pattern, {(i, j): side})
         if len(run.events) == n_events:
             zero_length += 1  # a crossing that changed nothing: numerical noise at the kink
         if zero_length > 4 * (problem.n + problem.m) + 20:
@@ -259,6 +260,10 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
                       np.array([s[3] for s in run.samples]) if run.params else None,
                       np.array([s[4] for s in run.samples]) if run.params else None)
     end = run.step_t[-1]
+    final_log_norms = np.array([float(v) for v in run.track.values[-1]])
+    fitted = {i for jp in jumps for i in jp.fitted}
+    residual = y - np.maximum(X @ W.T, 0.0) @ a / problem.convention.width_divisor
+    interpolates = bool(np.all(np.abs(residual) <= np.abs(y) / 2)) and len(fitted) == len(y)
     stats = {"steps": steps, "events": len(run.events), "end": end, "final_loss": run.step_loss[-1],
              "wall_seconds": time.perf_counter() - started, "ambiguous_decisions": run.ambiguous[:20],
              "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
@@ -266,6 +271,7 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
     message = status.value + (f" ({where})" if where else "") + f" at {problem.time_unit} = {end:.6g}"
     return FlowResult(status=status, message=message, engine=engine.name, events=run.events, jumps=jumps,
                       plateaus=plateau_losses(run.step_t, run.step_loss, [jp.tau for jp in jumps]),
-                      trajectory=traj, a=a, W=W, final_log_norms=np.array([float(v) for v in run.track.values[-1]]),
-                      problem=problem.describe(), precision=engine.precision,
+                      trajectory=traj, a=a, W=W, final_log_norms=final_log_norms, problem=problem.describe(),
+                      interpolates=interpolates, squared_norm=float(np.exp(2 * final_log_norms).sum()),
+                      precision=engine.precision,
                       tolerances=engine.tolerances(problem, **options), stats=stats, track=run.track)

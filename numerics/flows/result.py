@@ -151,6 +151,8 @@ class FlowResult:
     W: np.ndarray  # (m, d) final hidden weights, float64
     final_log_norms: np.ndarray  # (m,) ln‖θ_j(end)‖ (finite even where a, W underflow)
     problem: dict
+    interpolates: bool = False  # every |r_i| ≤ |y_i|/2 at the end and every datum fitted by a jump
+    squared_norm: float = 0.0  # Σ_j ‖θ_j(end)‖² = Σ_j (a_j² + ‖w_j‖²)
     precision: str = "float64"
     tolerances: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict)
@@ -176,7 +178,8 @@ class FlowResult:
         return {"status": self.status.name.lower(), "message": self.message, "engine": self.engine,
                 "precision": self.precision, "problem": self.problem,
                 "events": [e.to_json() for e in self.events], "jumps": [j.to_json() for j in self.jumps],
-                "plateaus": self.plateaus, "final_loss": self.final_loss,
+                "plateaus": self.plateaus, "final_loss": self.final_loss, "interpolates": self.interpolates,
+                "squared_norm": self.squared_norm,
                 "trajectory": self.trajectory.to_json(params), "tolerances": self.tolerances, "stats": self.stats}
 
 

@@ -32,7 +32,6 @@ from ...network import neuron_rates, pattern_residuals
 from ..engine import Domain, Engine, Stepper, View
 from ..registry import register
 from ..events import Watch
-from ..result import EventKind
 
 RTOL, ATOL = 1e-10, 1e-12
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
@@ -100,19 +99,29 @@ class LogScaleStepper(Stepper):
         return pattern_residuals(self.y_data, e * Phi[:, 0], Z, act, self.conv)
 
     def _rates(self, y, pattern):
+        """Z (n, m), r, V, g = φ_jᵀ M_j φ_j, and (u_a, u_w) = M_j φ_j without its zero complement coordinate."""
         rho, Phi = self._split(y)
-        Z = self.basis.pre(Phi[:, 1:])
+        k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
+        Phi_w = Phi[:, 1:1 + k]
+        Z = self.basis.pre(Phi_w)
         r = self._residuals(rho, Phi, Z, pattern.act)
         V = pattern.effective_residuals(r)
-        ua, uw = neuron_rates(None, V, Phi[:, 0], Phi[:, 1:], self.conv, D=self.basis.combine(V))
-        g = Phi[:, 0] * ua + (Phi[:, 1:] * uw).sum(1)
+        ua, uw = neuron_rates(None, V, Phi[:, 0], Phi_w, self.conv, D=V.T if self.basis.identity else V.T @ self.basis.X)
+        g = 2.0 * Phi[:, 0] * ua  # ⟨φ_w, u_w⟩ = φ_a ⟨φ_w, c D⟩ = φ_a u_a, so φᵀMφ = 2 φ_a u_a
         return Z, r, V, g, ua, uw, Phi
 
     def _rhs(self, _t, y):
         self.nfev += 1
         _, _, _, g, ua, uw, Phi = self._rates(y, self.pattern)
-        dPhi = np.concatenate([ua[:, None], uw], axis=1) - g[:, None] * Phi
-        return self.T * np.concatenate([g, dPhi.ravel()])
+        out = np.empty_like(y)
+        out[:self.m] = g
+        dPhi = out[self.m:].reshape(Phi.shape)
+        dPhi[:, 0] = ua
+        dPhi[:, 1:1 + uw.shape[1]] = uw
+        dPhi[:, 1 + uw.shape[1]:] = 0.0  # the complement coordinate of the data basis is never pushed
+        dPhi -= g[:, None] * Phi
+        out *= self.T
+        return out
 
     def view(self) -> View:
         pattern = self.pattern
@@ -169,23 +178,26 @@ class LogScaleStepper(Stepper):
 
     def watched(self, watch: Watch, t):
         if t != self.t and not watch.needs_residuals():
-            return self._watched_rows(watch, t)
+            return self.evaluator(watch)(t)
         y = self._state_at(t)
         Z, r, V, _, _, _, _ = self._rates(y, self.pattern)
         return watch.values(Z, r, V)
 
-    def _watched_rows(self, watch: Watch, t):
-        """Pre-activation rows only: evaluate the dense output of each neuron's φ_w alone (cheap root finding)."""
+    def evaluator(self, watch: Watch):
+        """Pre-activation rows: the dense output restricted to the neurons' φ_w, sliced once (cheap root finding)."""
+        if watch.needs_residuals():
+            return lambda t: self.watched(watch, t) if t == self.t else watch.values(*self._rates(self._dense()(t), self.pattern)[:3])
         dense = self._dense()
-        out = np.empty(len(watch))
         width = 1 + self.basis.dim
-        for row, (kind, i, j) in enumerate(zip(watch.kinds, watch.data, watch.neurons, strict=True)):
-            lo = self.m + j * width + 1
-            part = copy.copy(dense)
-            part.F, part.y_old = dense.F[:, lo:lo + self.basis.dim], dense.y_old[lo:lo + self.basis.dim]
-            z = self.basis.row(i, part(t))
-            out[row] = z if kind is EventKind.DEACTIVATE else -z
-        return out
+        lo = self.m + watch.neurons * width + 1  # start of φ_j,w in the state
+        idx = lo + watch.data if self.basis.identity else (lo[:, None] + np.arange(self.basis.dim)[None, :]).ravel()
+        part = copy.copy(dense)
+        part.F, part.y_old = dense.F[:, idx], dense.y_old[idx]
+        sign = np.where(watch.codes == 0, 1.0, -1.0)  # DEACTIVATE watches z, ACTIVATE watches −z
+        if self.basis.identity:
+            return lambda t: sign * part(t)
+        rows = self.basis.X[watch.data]
+        return lambda t: sign * (part(t).reshape(len(watch), -1) * rows).sum(1)
 
     def truncate(self, t):
         self.y = self._dense()(t)  # the step's dense output stays valid up to t for sampling
