@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 from relucheck.numerics.instances import Instance
 from relucheck.proofs_checks.cli import main
-from tests.strategies_c import algorithm_inputs, orthonormal_instances
+from relucheck.testing.strategies import algorithm_inputs, orthonormal_instances
 from relucheck.theory.interpolation_probability import all_rows_nonzero_probability, row_union_lower_bound
 from relucheck.theory.limit_process import correct_sign_mask, limit_process, limit_process_of, rate_constant
 from relucheck.theory.limit_process_exact import exact_sign, limit_process_exact

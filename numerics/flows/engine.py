@@ -31,7 +31,8 @@ class View:
 
     Z: (n, m) pre-activations relative to each neuron's norm, ⟨w_j, x_i⟩ / ‖θ_j‖; r: (n,) residuals under the
     current pattern; s: (m,) sign of a_j; loss; log_norms: (m,) ln‖θ_j‖; log_rates: (m,) d ln‖θ_j‖ / d(time),
-    or None; a_rel: (m,) a_j / ‖θ_j‖. Arrays hold float64 or mpmath numbers.
+    or None; a_rel: (m,) a_j / ‖θ_j‖; r_error: (n,) a bound on the integrator's error in r (None: rounding only).
+    Arrays hold float64 or mpmath numbers.
     """
 
     Z: np.ndarray
@@ -41,6 +42,7 @@ class View:
     log_norms: np.ndarray
     log_rates: np.ndarray | None = None
     a_rel: np.ndarray | None = None
+    r_error: np.ndarray | None = None
 
 
 class Stepper(abc.ABC):

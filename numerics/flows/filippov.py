@@ -25,7 +25,8 @@ sliding; at the start every component counts as inactive, σ'(0) = 0), then the 
 components, then the one with fewest active ones. Gradient descent with a small step follows the side it is on,
 which is what this rule picks (tests compare with GD at shrinking steps).
 
-Precision: w_k is a sum of n + m rounded products; |w_k| ≤ 4(n + m)·ε·Σ_l |G_kl|·max(‖r‖_∞, ‖y‖_∞) (Higham's
+Precision (the floor of a push; the engine may raise it to its integration error, see `decide`): w_k is a sum of
+n + m rounded products; |w_k| ≤ 4(n + m)·ε·Σ_l |G_kl|·max(‖r‖_∞, ‖y‖_∞) (Higham's
 γ_N bound, doubled for the residuals' own rounding) is a *tie*. An exact 0 (orthonormal data in their own
 basis) is decided by the rule above without comment; a non-zero tie is decided the same way but reported in
 `Pattern.ambiguous`, and the engine's status says the run depends on a quantity below its precision.
@@ -82,13 +83,17 @@ class Pattern:
         return eta
 
 
-def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scale: float, crossed=None) -> Pattern:
+def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scale: float, crossed=None,
+           r_error=None) -> Pattern:
     """The pattern after an event (module docstring). Z (n, m) pre-activations with the kink components exactly 0;
     ``kink`` (n, m) bool; r (n,) residuals; s (m,) signs of a_j (0 if a_j = 0); G (n, n). ``crossed`` maps the
     component (i, j) whose crossing ended the step to the side it crossed into: the side it prefers (it did move
-    there, even when its push is within rounding)."""
+    there, even when its push is within rounding). ``r_error`` (n,): the integrator's error on r, which raises the
+    tie floor of a push to Σ_l |G_kl| r_error_l where that is above rounding."""
     n, m = Z.shape
-    act = np.array(Z > 0, dtype=bool) & ~kink
+    # components off the kink keep their state: a sign change without an event is numerical (an unwatched component of
+    # an orthogonal datum, decaying below the integrator's tolerance, may flip), never a decision
+    act = (np.array(Z > 0, dtype=bool) if previous is None else previous.act.copy()) & ~kink
     slide = np.zeros((n, m), dtype=bool)
     pattern = Pattern(act, slide)
     if not kink.any():
@@ -103,6 +108,8 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
         b = G[np.ix_(K, A)] @ r[A] if len(A) else np.zeros(len(K), dtype=G.dtype)
         Q = G[np.ix_(K, K)] * r[K][None, :]
         tol = tie_tolerance(G_abs[K], r, eps=eps, label_scale=label_scale, n=n, m=m)
+        if r_error is not None:
+            tol = np.maximum(tol, G_abs[K] @ np.array([float(v) for v in r_error]))
         prefer = [(crossed or {}).get((int(k), int(j)), _preference(previous, k, j)) for k in K]
         for block in _blocks(G_abs[np.ix_(K, K)]):  # data orthogonal to each other decide independently
             assignment, ties = _complementarity(sign * b[block], sign * Q[np.ix_(block, block)], tol[block],

@@ -14,13 +14,15 @@
 5. Stop: at the horizon (SUCCESS); when the flow settled, if no horizon was given (SETTLED); after the step or
    event limits; after repeated events of zero length (CHATTER); on an integrator failure.
 
-Precision. A decision whose push is within rounding (a Filippov tie, or a crossing driven by a push within
-rounding) is recorded in ``stats["near_ties"]``. On data with cross-talk (⟨x_i, x_k⟩ ≠ 0) such a decision is
-revisited by the dynamics: the component stays watched, and the layer decides again once its push is
-resolved. A datum orthogonal to every other one is different: a component decided inactive there is never
-pushed again (it is *absorbing*, C Assumption 2). If a tie made it absorbing and later its push-if-active,
-s_j(Σ_l G_il V_lj + G_ii r_i), exceeds the rounding floor, the run's answer depended on the tie: the status becomes
-PRECISION, naming it, and `solve(..., engine="auto")` escalates to more digits.
+Precision. A push on a kink component smaller than what it cannot be told from — rounding, or the integrator's error
+on the residuals it is made of (`View.r_error`) — is a *near tie*: the layer decides it by its rule (the side the
+component crossed into, else the side it came from), records it in ``stats["near_ties"]`` and keeps watching it.
+With w_act and w_inact the pushes it would feel active and inactive (they differ by its own term s_j G_ii r_i), the
+tie is *resolved* as soon as both push it the same way beyond the floor (the loop then meets it as an ordinary
+event). It *mattered* if instead the component is pushed up beyond the floor only when active — active it grows,
+inactive it stays (an orthogonal datum's inactive component is never pushed again: C Assumption 2) — for long
+enough that the active alternative would have left the kink (∫ T c|a_j|/(n‖θ_j‖) w_act ds > the kink threshold).
+Then the status is PRECISION, naming it, and `solve(..., engine="auto")` escalates to more digits.
 """
 from __future__ import annotations
 
@@ -64,12 +66,12 @@ class _Run:
         self.samples = []  # (t, loss, log_norms, a, W)
         self.save_at = list(problem.save_at) if problem.save_at is not None else None
         self.events: list[Event] = []
-        self.near_ties: list = []  # every decision within rounding
-        self.absorbed: dict = {}  # (i, j) -> near tie that made an orthogonal datum's component absorbing
+        self.near_ties: list = []  # every decision within the floor
+        self.tracked: dict = {}  # (i, j) -> near tie not yet resolved
         self.ambiguous: list = []  # near ties that mattered (module docstring)
         G = stepper.G
         self.crosstalk = np.array([any(G[i, k] != 0 for k in range(problem.n) if k != i) for i in range(problem.n)])
-        self.pattern_changes = 0
+        self.max_codimension = 0  # most data a neuron slid on at once
 
     def kink_mask(self, Z, pattern=None, extra=None):
         """Components within rounding of their kink, plus ``extra`` (the crossing one, the sliding ones); an inactive
@@ -86,12 +88,15 @@ class _Run:
             st.snap(kink)
         view = st.view()
         pattern = decide(view.Z, kink, view.r, view.s, st.G, previous, eps=st.eps, label_scale=self.label_scale,
-                         crossed=crossed)
-        for j, i, w, tol in pattern.ambiguous:
-            self.near_tie(i, j, w, tol, "a Filippov decision between sides")
-        for (i, j) in list(self.absorbed):
-            if pattern.act[i, j] or pattern.slide[i, j]:
-                del self.absorbed[(i, j)]
+                         crossed=crossed, r_error=view.r_error)
+        if pattern.slide.any():
+            self.max_codimension = max(self.max_codimension, int(pattern.slide.sum(axis=0).max()))
+        for i, j in zip(*np.nonzero(kink), strict=True):  # decided again: tracked again only if still a near tie
+            if (int(i), int(j)) not in (crossed or {}):  # (a crossing within the floor stays tracked: `check_crossing`)
+                self.tracked.pop((int(i), int(j)), None)
+        for j, i, w, tol in pattern.ambiguous:  # a near tie that kept a component on its side is continuity, not a choice
+            if (i, j) in (crossed or {}) or _state_of(previous, i, j) != _state_of(pattern, i, j):
+                self.near_tie(i, j, w, tol, "a Filippov decision between sides")
         if previous is not None:
             for i, j in zip(*np.nonzero(kink), strict=True):
                 kind = _TRANSITIONS.get((_state_of(previous, i, j), _state_of(pattern, i, j)))
@@ -105,42 +110,60 @@ class _Run:
                                  KINK_ULPS * st.eps * self.label_scale)
 
     def near_tie(self, i, j, push, tol, what):
-        st = self.stepper
-        tie = {"tau": float(st.t), "neuron": int(j), "datum": int(i), "push": float(abs(push)), "tie_tolerance": float(tol),
-               "what": what}
+        tie = {"tau": float(self.stepper.t), "neuron": int(j), "datum": int(i), "push": float(abs(push)),
+               "floor": float(tol), "what": what}
         self.near_ties.append(tie)
-        if not self.crosstalk[i]:
-            self.absorbed[(int(i), int(j))] = tie  # kept only if the component ends inactive (`decide` drops the others)
+        self.tracked[(int(i), int(j))] = tie
 
     def push_floor(self, view, i):
+        """What a push on datum i cannot be told from: rounding (`tie_tolerance`) or the integrator's error on the
+        residuals the push is made of (`View.r_error`), whichever is larger."""
         st, p = self.stepper, self.problem
-        return float(tie_tolerance(np.abs(np.array(st.G[i], dtype=float)), view.r, eps=st.eps,
-                                   label_scale=self.label_scale, n=p.n, m=p.m))
+        G_abs = np.abs(np.array(st.G[i], dtype=float))
+        rounding = float(tie_tolerance(G_abs, view.r, eps=st.eps, label_scale=self.label_scale, n=p.n, m=p.m))
+        return rounding if view.r_error is None else max(rounding, float(G_abs @ view.r_error))
 
     def check_crossing(self, view, pattern, i, j):
         """A crossing whose push is within rounding was driven by rounding noise, not by the flow."""
         push = crossing_push(self.stepper.G, pattern.effective_residuals(view.r), view.s, i, j)
         tol = self.push_floor(view, i)
         if abs(push) <= tol:
-            self.near_tie(i, j, push, tol, "a crossing driven by a push within rounding")
+            self.near_tie(i, j, push, tol, "a crossing driven by a push within the floor")
 
-    def check_absorbed(self, view, pattern, dt):
-        """Absorbing components left inactive by a near tie: had they stayed active, their relative pre-activation
-        would have moved by ∫ T c |a_j|/(n ‖θ_j‖) s_j(Σ_l G_il V_lj + G_ii r_i)⁺ ds. Once that exceeds the kink
-        threshold (64 ε ‖x_i‖) the tie changed the answer: it mattered."""
-        if not self.absorbed:
-            return
+    def check_tracked(self, view, pattern, dt):
+        """Resolve or flag the tracked near ties (module docstring), after adding the components that sit within the
+        floor on the other side of their kink while their own push drives them there (a crossing too small for any
+        watch: ⟨x_i, x_k⟩ at rounding level on data meant to be orthogonal, say)."""
         st, p = self.stepper, self.problem
-        V = pattern.effective_residuals(view.r)
-        rate = p.time_scale * p.convention.time_factor / (p.convention.width_divisor * p.n)
-        for (i, j), tie in list(self.absorbed.items()):
-            push = float(view.s[j]) * float(st.G[i] @ V[:, j] + st.G[i, i] * view.r[i])
-            if push <= self.push_floor(view, i):
+        Z = np.asarray(view.Z, dtype=float) if view.Z.dtype != object else view.Z
+        V = None
+        for i, j in zip(*np.nonzero(~pattern.slide & np.where(pattern.act, Z < 0, Z > 0)), strict=True):
+            if (int(i), int(j)) in self.tracked:
                 continue
-            tie["moved"] = tie.get("moved", 0.0) + rate * abs(float(view.a_rel[j])) * push * dt
-            if tie["moved"] > KINK_ULPS * st.eps * self.X_norms[i]:
-                self.ambiguous.append({**tie, "mattered_at": float(st.t), "push_then": push})
-                del self.absorbed[(i, j)]
+            V = pattern.effective_residuals(view.r) if V is None else V
+            w = float(view.s[j]) * float(st.G[i] @ V[:, j])
+            if (w > 0) != bool(pattern.act[i, j]) and w != 0:  # its state's own push points across the kink
+                self.near_tie(i, j, w, self.push_floor(view, i),
+                              "a pre-activation within the floor on the other side of its kink")
+        if not self.tracked:
+            return
+        V = pattern.effective_residuals(view.r) if V is None else V
+        rate = p.time_scale * p.convention.time_factor / (p.convention.width_divisor * p.n)
+        for (i, j), tie in list(self.tracked.items()):
+            if pattern.slide[i, j]:
+                del self.tracked[(i, j)]
+                continue
+            own = float(view.s[j]) * float(st.G[i, i] * view.r[i])
+            w = float(view.s[j]) * float(st.G[i] @ V[:, j])
+            w_act, w_inact = (w, w - own) if pattern.act[i, j] else (w + own, w)
+            floor = self.push_floor(view, i)
+            if w_inact > floor or w_act < -floor:
+                del self.tracked[(i, j)]  # pushed the same way either side: the dynamics decide, not the tie
+            elif w_act > floor:
+                tie["moved"] = tie.get("moved", 0.0) + rate * abs(float(view.a_rel[j])) * w_act * dt
+                if tie["moved"] > KINK_ULPS * st.eps * self.X_norms[i]:
+                    self.ambiguous.append({**tie, "mattered_at": float(st.t), "push_then": w_act})
+                    del self.tracked[(i, j)]
 
     def record_step(self):
         """Samples at the requested times inside the last step (they are popped in order), then the step end."""
@@ -151,7 +174,7 @@ class _Run:
             self.samples.append((ts, *st.sample(ts, self.params)))
         view = st.view()
         if st.detects_events and self.step_t:
-            self.check_absorbed(view, st.pattern, float(t) - self.step_t[-1])
+            self.check_tracked(view, st.pattern, float(t) - self.step_t[-1])
         self.track.append(t, view.log_norms, view.log_rates, st.norm_interpolant())
         self.step_t.append(float(t))
         self.step_loss.append(float(view.loss))
@@ -219,8 +242,8 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
         first = run.ambiguous[0]
         status = Status.PRECISION
         where = (f"{first['what']} at τ = {first['tau']:.6g} (neuron {first['neuron']}, datum {first['datum']}: push "
-                 f"{first['push']:.3g} within rounding {first['tie_tolerance']:.3g}) left the component inactive for good, "
-                 f"and by τ = {first['mattered_at']:.6g} it would have left the kink (push-if-active {first['push_then']:.3g}); "
+                 f"{first['push']:.3g} within the floor {first['floor']:.3g}) chose a side, and by τ = {first['mattered_at']:.6g} "
+                 f"the other side would have led elsewhere (push if active {first['push_then']:.3g}); "
                  f"{len(run.ambiguous)} such decision(s) — rerun with more digits (engine 'mpmath')")
     return _result(engine, problem, run, status, where, steps, started, options)
 
@@ -266,7 +289,7 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
     interpolates = bool(np.all(np.abs(residual) <= np.abs(y) / 2)) and len(fitted) == len(y)
     stats = {"steps": steps, "events": len(run.events), "end": end, "final_loss": run.step_loss[-1],
              "wall_seconds": time.perf_counter() - started, "ambiguous_decisions": run.ambiguous[:20],
-             "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
+             "max_sliding_codimension": run.max_codimension, "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
              **st.stats()}
     message = status.value + (f" ({where})" if where else "") + f" at {problem.time_unit} = {end:.6g}"
     return FlowResult(status=status, message=message, engine=engine.name, events=run.events, jumps=jumps,

@@ -61,6 +61,10 @@ def solve(problem, engine: str = "auto", *, escalation_digits: int = 30, **optio
     if unknown:
         raise RelucheckInputError(f"engine {eng.name!r} has no option(s) {unknown}; its options: "
                                   f"{sorted(eng.options) + list(LOOP_OPTIONS)}")
+    for name in ("max_steps", "max_events"):
+        value = options.get(name, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RelucheckInputError(f"{name} must be a positive integer, got {value!r}")
     reason = eng.domain.reason(problem, options)
     if reason:
         raise RelucheckInputError(f"engine {eng.name!r} cannot solve this problem: {reason}")
