@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from relucheck.theory.statement import latex_escape
-
+from . import latex
+from .latex_tables import table as latex_table
 from .result import CheckResult
 
 CSV_FIELDS = ["id", "check", "statement", "paper", "status", "mutant", "caught", "prediction", "measurement",
@@ -103,21 +103,6 @@ def markdown_report(records: list[CheckResult], title: str) -> str:
     return "\n".join(lines)
 
 
-def latex_table(header: list[str], rows: list[list[str]], caption: str = "", label: str = "") -> str:
-    """A booktabs table; cells are escaped text (format numbers with `fmt_number` first)."""
-    cols = "l" * len(header)
-    body = ["\\begin{table}[ht]", "\\centering", "\\small", f"\\begin{{tabular}}{{{cols}}}", "\\toprule",
-            " & ".join(latex_escape(h) for h in header) + " \\\\", "\\midrule"]
-    body += [" & ".join(latex_escape(str(c)) for c in row) + " \\\\" for row in rows]
-    body += ["\\bottomrule", "\\end{tabular}"]
-    if caption:
-        body.append(f"\\caption{{{latex_escape(caption)}}}")
-    if label:
-        body.append(f"\\label{{{label}}}")
-    body.append("\\end{table}")
-    return "\n".join(body) + "\n"
-
-
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -131,20 +116,23 @@ def write_table(header: list[str], rows: list[list], stem, *, caption: str = "")
     cells = [[c if isinstance(c, str) else fmt_number(c) for c in row] for row in rows]
     md, tex = stem.with_suffix(".md"), stem.with_suffix(".tex")
     md.write_text((f"{caption}\n\n" if caption else "") + markdown_table(header, cells))
-    tex.write_text(latex_table(header, cells, caption))
+    tex.write_text(latex.fragment_header(f"table {stem.name}")
+                   + latex_table(header, cells, caption=caption, label=f"tab:{stem.name}"))
     return [md, tex]
 
 
 def latex_report(records: list[CheckResult], title: str) -> str:
-    header = ["check", "status", "prediction", "measurement", "tolerance", "precision", "seed", "s"]
+    """report.tex: the summary and one long table of every record (LaTeX by `proofs_checks.latex`)."""
+    header = ["check", "status", "prediction", "measurement", "tolerance", "precision", "seed", "seconds"]
     rows = []
     for r in records:
         status = r.status.value + ((" (caught)" if r.caught else " (NOT caught)") if r.mutant else "")
-        rows.append([r.id, status, fmt_value(r.prediction, 3), fmt_value(r.measurement, 3), fmt_value(r.tolerance, 3),
-                     r.precision, str(r.seed), f"{r.seconds:.2f}"])
-    return "\n".join([
-        "\\documentclass{article}", "\\usepackage{booktabs}", "\\usepackage[margin=1.5cm,landscape]{geometry}",
-        "\\usepackage[utf8]{inputenc}", "\\begin{document}", f"\\section*{{{latex_escape(title)}}}",
-        latex_escape("Summary: " + _summary(records) + "."), "",
-        latex_table(header, rows, caption="Checks, predictions and measurements"),
-        "\\end{document}", ""])
+        rows.append([latex.identifier(r.id), status, fmt_value(r.prediction, 3),
+                     fmt_value(r.measurement, 3), fmt_value(r.tolerance, 3), r.precision or "", str(r.seed),
+                     f"{r.seconds:.2f}"])
+    body = latex.escape("Summary: " + _summary(records) + ".") + "\n\n"
+    if records:
+        v = records[0].versions
+        body += latex.escape("Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)) + ".") + "\n\n"
+    return latex.document(title, body + latex_table(header, rows, caption="Checks, predictions and measurements",
+                                                    long=True))
