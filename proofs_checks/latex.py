@@ -279,7 +279,11 @@ def fragment_header(what: str) -> str:
     return f"% {what}, written by relucheck; \\input it in a document that loads\n% \\usepackage{{{','.join(PACKAGES)}}}\n"
 
 
-def document(title: str, body: str) -> str:
-    """A standalone document around ``body`` (already LaTeX); the title is escaped."""
-    return "\n".join([PREAMBLE, r"\begin{document}", rf"\section*{{{escape(title)}}}", body.rstrip(),
+def document(title: str, body: str, *, page: str = "portrait") -> str:
+    """A standalone document around ``body`` (already LaTeX); the title is escaped; ``page`` "landscape" for
+    wide tables (the run report)."""
+    if page not in ("portrait", "landscape"):
+        raise ValueError(f"page must be 'portrait' or 'landscape', got {page!r}")
+    preamble = PREAMBLE.replace("[a4paper,", "[a4paper,landscape,") if page == "landscape" else PREAMBLE
+    return "\n".join([preamble, r"\begin{document}", rf"\section*{{{escape(title)}}}", body.rstrip(),
                       r"\end{document}", ""])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from .latex import Tex, escape
 
@@ -41,17 +42,25 @@ def is_number(cell) -> bool:
 
 
 def _table_format(cells) -> str:
-    """siunitx table-format covering every number of a column (sign, digits, decimals, exponent)."""
+    """siunitx options of a number column: a table-format covering every number (sign, digits, decimals,
+    exponent). A column with an exponent anywhere prints every number in scientific notation, so 0.5 and
+    1e-12 align as 5 × 10^-1 and 1 × 10^-12 instead of leaving a gap for the exponent on every row."""
     parts = [p for p in (_number_parts(c) for c in cells) if p]
     sign = "-" if any(p[0] == "-" for p in parts) else ""
-    ints = max((len(p[1]) for p in parts), default=1) or 1
-    decs = max((len(p[2] or "") for p in parts), default=0)
-    fmt = f"{sign}{ints}" + (f".{decs}" if decs else "")
-    exps = [p for p in parts if p[4]]
-    if exps:
-        esign = "-" if any(p[3] == "-" for p in exps) else ""
-        fmt += f"e{esign}{max(len(p[4]) for p in exps)}"
-    return fmt
+    if not any(p[4] for p in parts):
+        ints = max((len(p[1]) for p in parts), default=1) or 1
+        decs = max((len(p[2] or "") for p in parts), default=0)
+        return f"table-format={sign}{ints}" + (f".{decs}" if decs else "")
+    decs, exps = [], []
+    for c in cells:
+        if _number_parts(c):
+            x = Decimal(str(c).strip())
+            decs.append(len(x.normalize().as_tuple().digits) - 1 if x else 0)
+            exps.append(x.adjusted() if x else 0)
+    dec = max(decs)
+    esign = "-" if min(exps) < 0 else ""
+    return (f"table-format={sign}1" + (f".{dec}" if dec else "") + f"e{esign}{len(str(max(abs(e) for e in exps)))}"
+            + ",exponent-mode=scientific")
 
 
 def _chars(cell) -> int:
@@ -62,13 +71,28 @@ def _chars(cell) -> int:
     return len(str(cell)) + (4 if parts and parts[4] else 0)
 
 
+_BREAK_AFTER = "=,;:/*"
+
+
+def _pieces(text: str) -> list[str]:
+    """Text cut after = , ; : / * outside braces: where a paragraph cell may break a long token
+    (``zero_columns=400``, ``2*alpha*sqrt(f)``)."""
+    pieces, depth, start = [], 0, 0
+    for k, c in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if c in _BREAK_AFTER and depth == 0 and k + 1 < len(text) and not text[k + 1].isspace():
+            pieces.append(text[start:k + 1])
+            start = k + 1
+    return pieces + [text[start:]]
+
+
 def _word(cell) -> int:
     """Longest piece of a cell that a line cannot break."""
     if isinstance(cell, Tex):
         return cell.word or cell.chars
     if _number_parts(cell):
         return _chars(cell)
-    return max([0] + [len(w) for w in str(cell).split()])
+    return max([0] + [len(p) for w in str(cell).split() for p in _pieces(w)])
 
 
 @dataclass
@@ -76,7 +100,7 @@ class _Column:
     kind: str  # "num" (siunitx S), "right" (mostly numbers), "text", "long" (paragraph)
     chars: int  # printed width of the widest cell, header included, in characters
     word: int  # longest unbreakable piece, header included
-    fmt: str = ""  # siunitx table-format of a "num" column
+    fmt: str = ""  # siunitx options of a "num" column (table-format, exponent mode)
 
 
 MAX_FLOAT_ROWS = 40  # a float table with more rows is split into parts (a float cannot break across pages)
@@ -110,7 +134,7 @@ def _cell(cell, col: _Column) -> str:
         return text
     if _number_parts(text):
         return rf"\num{{{text}}}"
-    return escape(text)
+    return r"\allowbreak{}".join(escape(p) for p in _pieces(text))
 
 
 def _header_cell(head, col: _Column) -> str:
@@ -119,18 +143,19 @@ def _header_cell(head, col: _Column) -> str:
 
 
 _EM_PER_CHAR = 0.5  # a character's width in em (Latin Modern digits: 0.5 em; typewriter 0.525 em)
-LONG_TABLE_WIDTH_EM = 61.0  # \linewidth of `PREAMBLE` (6.87 in = 494 pt) in \footnotesize em (8 pt)
+# \linewidth of `latex.document` (A4, 0.7 in margins) in \footnotesize em (8 pt): 6.87 in, 10.29 in landscape
+LINE_WIDTH_EM = {"portrait": 61.0, "landscape": 92.0}
 
 
 def _spec(col: _Column) -> str:
-    return {"num": f"S[table-format={col.fmt}]", "right": "r", "text": "l",
+    return {"num": f"S[{col.fmt}]", "right": "r", "text": "l",
             "long": r">{\raggedright\arraybackslash}X"}[col.kind]
 
 
-def _paragraph_widths(cols: list[_Column]) -> list[float]:
+def _paragraph_widths(cols: list[_Column], line_em: float) -> list[float]:
     """Shares of the paragraph columns of a long table: each gets its longest word, the rest of the line is
     shared in proportion to what each still lacks (water filling), so the widest cells wrap the least."""
-    free = LONG_TABLE_WIDTH_EM / _EM_PER_CHAR - sum(c.chars for c in cols if c.kind == "num") - 2 * len(cols)
+    free = line_em / _EM_PER_CHAR - sum(c.chars for c in cols if c.kind == "num") - 2 * len(cols)
     need = [c.chars if c.kind != "num" else 0 for c in cols]
     width = [c.word * 1.25 if c.kind != "num" else 0 for c in cols]
     for _ in range(len(cols)):
@@ -144,8 +169,8 @@ def _paragraph_widths(cols: list[_Column]) -> list[float]:
     return width
 
 
-def _long_specs(cols: list[_Column]) -> list[str]:
-    width = _paragraph_widths(cols)
+def _long_specs(cols: list[_Column], line_em: float) -> list[str]:
+    width = _paragraph_widths(cols, line_em)
     total = sum(width) or 1.0
     fixed = sum(c.chars for c in cols if c.kind == "num") * _EM_PER_CHAR
     specs = []
@@ -165,13 +190,13 @@ def estimated_width_pt(cols: list[_Column], font_pt: float = 9.0) -> float:
     return sum(c.chars * _EM_PER_CHAR * font_pt + 12.0 for c in cols)
 
 
-def table(header, rows, *, caption: str = "", label: str = "", long: bool = False) -> str:
-    """A booktabs table as a fragment (no preamble; needs the packages of `PREAMBLE`).
+def table(header, rows, *, caption: str = "", label: str = "", long: bool = False, page: str = "portrait") -> str:
+    """A booktabs table as a fragment (no preamble; needs the packages of `latex.PACKAGES`).
 
     Cells are strings (numbers formatted by `report.fmt_number`); `Tex` cells pass verbatim.
     ``long=True`` gives a ``longtable`` (page breaks allowed, text columns sharing the line) for the
-    standalone documents; otherwise floats of at most `MAX_FLOAT_ROWS` rows, ``table*`` when wider than one
-    column of a two-column paper.
+    standalone documents (``page`` as in `latex.document`); otherwise floats of at most `MAX_FLOAT_ROWS`
+    rows, ``table*`` when wider than one column of a two-column paper.
     """
     rows = [list(r) for r in rows]
     cols = _columns(header, rows)
@@ -180,7 +205,7 @@ def table(header, rows, *, caption: str = "", label: str = "", long: bool = Fals
     cap = escape(caption)
     labelled = rf"\caption{{{cap}}}" + (rf"\label{{{label}}}" if label else "")
     if long:
-        lines = [r"{\footnotesize", r"\begin{longtable}{@{}" + "".join(_long_specs(cols)) + "@{}}"]
+        lines = [r"{\footnotesize", r"\begin{longtable}{@{}" + "".join(_long_specs(cols, LINE_WIDTH_EM[page])) + "@{}}"]
         if cap:
             lines.append(labelled + r" \\")
         lines += [r"\toprule", head, r"\midrule", r"\endfirsthead", r"\toprule", head, r"\midrule", r"\endhead",

@@ -134,5 +134,5 @@ def latex_report(records: list[CheckResult], title: str) -> str:
     if records:
         v = records[0].versions
         body += latex.escape("Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)) + ".") + "\n\n"
-    return latex.document(title, body + latex_table(header, rows, caption="Checks, predictions and measurements",
-                                                    long=True))
+    table = latex_table(header, rows, caption="Checks, predictions and measurements", long=True, page="landscape")
+    return latex.document(title, body + table, page="landscape")
