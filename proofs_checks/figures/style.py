@@ -64,9 +64,7 @@ def subplots(width: str = "column", *, aspect: float = 0.72, nrows: int = 1, nco
     if width not in ("column", "full"):
         raise ValueError(f"width must be 'column' or 'full', got {width!r}")
     w = COLUMN if width == "column" else FULL
-    fig, axes = plt.subplots(nrows, ncols, figsize=(w, COLUMN * aspect * nrows), **kw)
-    fig.relucheck_width = width
-    return fig, axes
+    return plt.subplots(nrows, ncols, figsize=(w, COLUMN * aspect * nrows), **kw)
 
 
 def save(fig, stem, *, caption: str) -> list[Path]:
@@ -76,10 +74,11 @@ def save(fig, stem, *, caption: str) -> list[Path]:
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     pdf, png = stem.with_suffix(".pdf"), stem.with_suffix(".png")
-    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})  # reproducible bytes
+    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})  # no timestamps: reruns diff cleanly
     fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
     plt.close(fig)
-    _CAPTIONS[str(pdf.resolve())] = (caption, getattr(fig, "relucheck_width", "column"))
+    width = "full" if fig.get_size_inches()[0] > COLUMN + 0.01 else "column"
+    _CAPTIONS[str(pdf.resolve())] = (caption, width)
     return [pdf, png]
 
 
