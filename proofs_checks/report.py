@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from relucheck.numerics.durable_files import atomic_write_text
-from relucheck.theory.statement import latex_escape
 
+from . import latex
+from .latex_tables import table as latex_table
 from .result import CheckResult
 
 CSV_FIELDS = ["id", "check", "statement", "paper", "status", "mutant", "caught", "finding", "prediction", "measurement",
@@ -140,21 +141,6 @@ def markdown_report(records: list[CheckResult], title: str) -> str:
     return "\n".join(lines)
 
 
-def latex_table(header: list[str], rows: list[list[str]], caption: str = "", label: str = "") -> str:
-    """A booktabs table; cells are escaped text (format numbers with `fmt_number` first)."""
-    cols = "l" * len(header)
-    body = ["\\begin{table}[ht]", "\\centering", "\\small", f"\\begin{{tabular}}{{{cols}}}", "\\toprule",
-            " & ".join(latex_escape(h) for h in header) + " \\\\", "\\midrule"]
-    body += [" & ".join(latex_escape(str(c)) for c in row) + " \\\\" for row in rows]
-    body += ["\\bottomrule", "\\end{tabular}"]
-    if caption:
-        body.append(f"\\caption{{{latex_escape(caption)}}}")
-    if label:
-        body.append(f"\\label{{{label}}}")
-    body.append("\\end{table}")
-    return "\n".join(body) + "\n"
-
-
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -168,29 +154,31 @@ def write_table(header: list[str], rows: list[list], stem, *, caption: str = "")
     cells = [[c if isinstance(c, str) else fmt_number(c) for c in row] for row in rows]
     md, tex = stem.with_suffix(".md"), stem.with_suffix(".tex")
     atomic_write_text(md, (f"{caption}\n\n" if caption else "") + markdown_table(header, cells))
-    atomic_write_text(tex, latex_table(header, cells, caption))
+    atomic_write_text(tex, latex.fragment_header(f"table {stem.name}")
+                      + latex_table(header, cells, caption=caption, label=f"tab:{stem.name}"))
     return [md, tex]
 
 
 def latex_report(records: list[CheckResult], title: str) -> str:
-    header = ["check", "status", "prediction", "measurement", "tolerance", "precision", "seed", "s"]
+    """report.tex: the summary and one long table of every record (LaTeX by `proofs_checks.latex`)."""
+    header = ["check", "status", "prediction", "measurement", "tolerance", "precision", "seed", "seconds"]
     rows = []
     for r in records:
         status = r.status.value + ((" (caught)" if r.caught else " (NOT caught)") if r.mutant else "")
         if r.finding_reproduced:
             status = "verified: paper's claim refuted"
-        rows.append([r.id, status, fmt_value(r.prediction, 3), fmt_value(r.measurement, 3), fmt_value(r.tolerance, 3),
-                     r.precision, str(r.seed), f"{r.seconds:.2f}"])
+        rows.append([latex.identifier(r.id), status, fmt_value(r.prediction, 3),
+                     fmt_value(r.measurement, 3), fmt_value(r.tolerance, 3), r.precision or "", str(r.seed),
+                     f"{r.seconds:.2f}"])
+    body = latex.escape("Summary: " + summary_line(records) + ".") + "\n\n"
+    if records:
+        v = records[0].versions
+        body += latex.escape("Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)) + ".") + "\n\n"
     shown, failed = _findings(records)
-    findings = []
     if shown or failed:
-        findings = ["\\subsection*{Findings: paper's claims refuted}", "\\begin{itemize}"]
-        findings += [f"\\item \\texttt{{{latex_escape(r.id)}}}: {latex_escape(r.finding)}" for r in shown]
-        findings += [f"\\item \\texttt{{{latex_escape(r.id)}}}: did NOT reproduce ({r.status.value})" for r in failed]
-        findings += ["\\end{itemize}", ""]
-    return "\n".join([
-        "\\documentclass{article}", "\\usepackage{booktabs}", "\\usepackage[margin=1.5cm,landscape]{geometry}",
-        "\\usepackage[utf8]{inputenc}", "\\begin{document}", f"\\section*{{{latex_escape(title)}}}",
-        latex_escape("Summary: " + summary_line(records) + "."), "", *findings,
-        latex_table(header, rows, caption="Checks, predictions and measurements"),
-        "\\end{document}", ""])
+        items = [f"\\item {latex.identifier(r.id)}: {latex.escape(r.finding)}" for r in shown]
+        items += [f"\\item {latex.identifier(r.id)}: did NOT reproduce ({r.status.value})" for r in failed]
+        body += "\n".join(["\\subsection*{Findings: paper's claims refuted}", "\\begin{itemize}", *items,
+                            "\\end{itemize}", "", ""])
+    table = latex_table(header, rows, caption="Checks, predictions and measurements", long=True, page="landscape")
+    return latex.document(title, body + table, page="landscape")

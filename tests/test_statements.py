@@ -19,7 +19,7 @@ def test_text_conclusion_is_escaped_in_latex():
     st = Statement(id="A.x", paper="A", number="Lemma X", title="t_1 & 50%", conclusion="a_j > 0 & b",
                    confidence="guess", numbers={"v1": "Lemma 9", "v2": "Lemma X"})
     tex = st.to_latex()
-    assert "t\\_1 \\& 50\\%" in tex and "v1: Lemma 9" in tex
+    assert "\\ensuremath{t _{1}} \\& 50\\%" in tex and "v1: Lemma 9" in tex  # t_1 as a math subscript
 
 
 @pytest.mark.parametrize("kwargs, message", [

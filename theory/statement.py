@@ -13,6 +13,9 @@ from typing import Any
 
 import sympy
 
+from relucheck.proofs_checks.latex import escape as _latex_text
+from relucheck.proofs_checks.latex import math_unicode
+
 PAPERS = {
     "A": "Boursier & Flammarion, Simplicity bias and optimization threshold in two-layer ReLU networks (arXiv 2410.02348)",
     "B": "Dana, Pillaud-Vivien & Bach, Convergence of shallow ReLU networks on weakly interacting data (arXiv 2502.16977)",
@@ -58,7 +61,7 @@ class Statement:
     # -- rendering -------------------------------------------------------------------------
     def conclusion_latex(self) -> str:
         if isinstance(self.conclusion, sympy.Basic):
-            return sympy.latex(self.conclusion)
+            return math_unicode(sympy.latex(self.conclusion))
         return _latex_text(str(self.conclusion))
 
     def conclusion_text(self) -> str:
@@ -110,16 +113,3 @@ class Statement:
         if isinstance(self.conclusion, sympy.Basic):
             return f"$\\displaystyle {head}:\\ {self.conclusion_latex()}$"
         return f"${head}$: {_latex_text(self.conclusion_text())}"
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-}
-
-
-def _latex_text(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
-
-
-latex_escape = _latex_text

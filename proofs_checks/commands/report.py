@@ -1,4 +1,10 @@
-"""`relucheck report --paper X --out DIR`: a paper's figures and tables."""
+"""`relucheck report`: a paper's figures and tables (``--paper X``) and the LaTeX appendix (``--appendix``).
+
+``--paper X --out DIR`` writes the paper's figures (PDF and PNG), tables (LaTeX fragments and Markdown) and
+``paper_x.md`` / ``paper_x.tex`` (figure index with captions; a standalone document). ``--appendix`` writes
+``DIR/appendix.tex`` and one fragment per paper from ``--results`` (a results.json of ``relucheck run``),
+with the figures of any paper report already in DIR (or made by ``--paper`` in the same call).
+"""
 from __future__ import annotations
 
 import importlib
@@ -8,23 +14,42 @@ from relucheck.numerics.errors import RelucheckInputError
 
 
 def _run(args) -> int:
-    paper = args.paper.lower()
-    try:
-        module = importlib.import_module(f"relucheck.proofs_checks.figures.paper_{paper}")
-    except ModuleNotFoundError as exc:
-        raise RelucheckInputError(f"no report for paper {args.paper.upper()} yet") from exc
-    import matplotlib
+    if not args.paper and not args.appendix:
+        raise RelucheckInputError("report: give --paper A|B|C, --appendix, or both")
+    if args.appendix:
+        from ..appendix import load_results
 
-    matplotlib.use("Agg")
-    paths = module.write_report(Path(args.out), seed=args.seed)
+        load_results(args.results)  # a missing or malformed results file is exit 2 before any computation
+    paths: list[Path] = []
+    if args.paper:
+        paper = args.paper.lower()
+        try:
+            module = importlib.import_module(f"relucheck.proofs_checks.figures.paper_{paper}")
+        except ModuleNotFoundError as exc:
+            raise RelucheckInputError(f"no report for paper {args.paper.upper()} yet") from exc
+        import matplotlib
+
+        from ..figures.index import write_index
+
+        matplotlib.use("Agg")
+        paths += module.write_report(Path(args.out), seed=args.seed)
+        paths += write_index(Path(args.out), paper, paths)
+    if args.appendix:
+        from ..appendix import write_appendix
+
+        paths += write_appendix(args.results, Path(args.out))
     for p in paths:
         print(p)
     return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("report", help="a paper's figures (PNG, PDF) and tables (LaTeX, Markdown)")
-    p.add_argument("--paper", required=True, choices=["A", "B", "C", "a", "b", "c"])
+    p = sub.add_parser("report", help="a paper's figures and tables (--paper), the LaTeX appendix (--appendix)")
+    p.add_argument("--paper", choices=["A", "B", "C", "a", "b", "c"])
+    p.add_argument("--appendix", action="store_true",
+                   help="write appendix.tex (standalone) and appendix_{a,b,c}.tex (fragments) into --out")
+    p.add_argument("--results", default="relucheck-out/results.json",
+                   help="results.json of `relucheck run` for --appendix (default relucheck-out/results.json)")
     p.add_argument("--out", default="relucheck-report")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_run)

@@ -2,7 +2,7 @@
 
 Spec C §4 (Fig. 5): d = n, x = identity, y ~ N(0, I_n), random output signs, width m = ⌈ln(20n)/ln(4/3)⌉ (the
 spec's reproduction default, the paper's m(n) is lost), mean over seeds with min/max bars. The learned norm is
-the λ → 0 limit ‖θ_∞‖² = 2Σ_k‖y_{S_k}‖ of eq. (15) computed by Algorithm 1 (no training), the minimum is
+the λ → 0 limit ‖θ_∞‖² = 2Σ_k‖y_{{S_k}}‖ of eq. (15) computed by Algorithm 1 (no training), the minimum is
 ‖θ*‖² = 2(‖y_+‖ + ‖y_−‖). Both are predicted to grow like √n (Theorem 3).
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ import numpy as np
 
 from ..checks.paper_c_algorithm import fig5_width, norm_sweep
 from ..report import write_table
+from . import style
 
 FIG5_SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 FIG5_SEEDS = 10
@@ -21,8 +22,6 @@ FIG5_TAG = 501
 
 def write_norm_figure(out_dir, seed: int) -> list[Path]:
     """Write ``fig5_norm_vs_n.png/.pdf`` and the table ``fig5_norm_vs_n.md/.tex`` into ``out_dir``."""
-    import matplotlib.pyplot as plt
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = norm_sweep(seed, FIG5_SIZES, FIG5_SEEDS, FIG5_TAG)
@@ -32,26 +31,24 @@ def write_norm_figure(out_dir, seed: int) -> list[Path]:
         values = np.array([data[n][:, col] for n in FIG5_SIZES])
         stats[name] = (values.mean(1), values.min(1), values.max(1))
 
-    fig, ax = plt.subplots(figsize=(5.2, 3.8))
-    for name, label, marker in (("learned", r"learned $\|\theta_\infty\|^2$ (Algorithm 1)", "o"),
-                                ("minimum", r"minimum $\|\theta^*\|^2 = 2(\|y_+\|+\|y_-\|)$", "s")):
-        mean, lo, hi = stats[name]
-        ax.errorbar(sizes, mean, yerr=[mean - lo, hi - mean], marker=marker, ms=4, capsize=2, label=label)
-    anchor = stats["minimum"][0][0]
-    ax.plot(sizes, anchor * np.sqrt(sizes / sizes[0]), "k--", lw=0.8, label=r"slope $1/2$")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of data $n$")
-    ax.set_ylabel("squared norm")
-    ax.set_title(f"Paper C Fig. 5 (λ → 0 limit; mean, min/max over {FIG5_SEEDS} seeds)", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    paths = []
-    for ext in ("png", "pdf"):
-        path = out / f"fig5_norm_vs_n.{ext}"
-        fig.savefig(path, dpi=150)
-        paths.append(path)
-    plt.close(fig)
+    with style.context():
+        fig, ax = style.subplots("column")
+        for name, label, marker in (("learned", r"learned $\|\theta_\infty\|^2$ (Algorithm 1)", "o"),
+                                    ("minimum", r"minimum $\|\theta^*\|^2$", "s")):
+            mean, lo, hi = stats[name]
+            ax.errorbar(sizes, mean, yerr=[mean - lo, hi - mean], marker=marker, label=label)
+        anchor = stats["minimum"][0][0]
+        ax.plot(sizes, anchor * np.sqrt(sizes / sizes[0]), "--", color=style.OKABE_ITO[0], lw=0.8, label=r"slope $1/2$")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("number of data $n$")
+        ax.set_ylabel("squared norm")
+        ax.legend()
+        caption = (f"Paper C, Figure 5 analogue: squared parameter norm against n (log–log) in the λ → 0 limit, learned "
+                   f"‖θ_∞‖² = 2Σ_k‖y_{{S_k}}‖ by Algorithm 1 (no training) and minimum ‖θ*‖² = 2(‖y_+‖ + ‖y_−‖); mean with "
+                   f"min/max bars over {FIG5_SEEDS} seeds; d = n, x = identity, y ~ N(0, I_n), "
+                   f"m = ⌈ln(20n)/ln(4/3)⌉. Theorem 3 predicts growth like √n (dashed: slope 1/2).")
+        paths = style.save(fig, out / "fig5_norm_vs_n", caption=caption)
 
     learned, minimum = stats["learned"][0], stats["minimum"][0]
     local = np.r_[np.nan, np.diff(np.log(learned)) / np.diff(np.log(sizes))]

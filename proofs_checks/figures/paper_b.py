@@ -30,6 +30,7 @@ from relucheck.theory import paper_b_closed_form as cf
 from relucheck.theory.paper_b_probability import clopper_pearson
 
 from ..report import write_table
+from . import style
 
 SCALES = {
     "reduced": {"fig3": {"d": 30, "n": [60, 90, 120, 150, 180, 210, 240, 300], "runs": 16},
@@ -53,21 +54,9 @@ def scale_name() -> str:
     return name
 
 
-def _save(fig, stem: Path) -> list[Path]:
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    for p in paths:
-        fig.savefig(p, dpi=130, bbox_inches="tight")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return paths
-
-
 # -- Figure 2 -------------------------------------------------------------------------------------------
 
 def figure2(out: Path) -> list[Path]:
-    import matplotlib.pyplot as plt
-
     p, N0 = 2, 1
     with mpmath.workdps(60):
         k = 100 + mpmath.floor(mpmath.e**42)
@@ -89,23 +78,26 @@ def figure2(out: Path) -> list[Path]:
     tt = np.linspace(0, 12, 241)
     true_N = [float(cf.true_state(1, 100, 0.3, 1, x)[1]) for x in tt]
     pap_N = [float(cf.paper_state(1, 100, 0.3, 1, x)[1]) for x in tt]
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, ax = style.subplots("full", ncols=2)
     ax[0].plot(s, L, label="$L_n$ (closed form, $\\rho_0=1$)")
     ax[0].plot(s, stair, "--", label="$L_\\infty$ staircase")
     ax[0].set_xlabel("$t/t_{sec}$")
     ax[0].set_ylabel("loss")
-    ax[0].set_title("Figure 2: phase transitions ($k\\approx e^{42}$)")
     ax[0].legend()
-    ax[1].plot(tt, true_N, label="exact (spec §2.13)")
-    ax[1].plot(tt, pap_N, "--", label="paper (69)")
+    ax[1].plot(tt, true_N, label="exact solution")
+    ax[1].plot(tt, pap_N, "--", label="paper's (69)")
     ax[1].set_xlabel("$ct$")
     ax[1].set_ylabel("$N=\\|w\\|_+^2$")
-    ax[1].set_title("$\\rho_0=0.3$, $P=100$, $N_0=1$: (69) is off")
     ax[1].legend()
-    paths = _save(fig, out / "fig2_phase_transition")
+    caption = ("Paper B, Figure 2 regenerated: left, the loss of the closed form (p = 2 groups with ‖D‖ = 1 and 2, "
+               "N_0 = 1, ρ_0 = 1, k = 100 + ⌊e^42⌋ points per group) against t/t_sec, with the limit staircase L_∞; "
+               "right, N = ‖w‖_+² of one group (c = 1, P = 100, N_0 = 1, ρ_0 = 0.3): the exact solution against the "
+               "paper's (69), which is off for ρ_0 < 1 (a finding).")
+    paths = style.save(fig, out / "fig2_phase_transition", caption=caption)
     rows = [[f"{x:.2f}", L[i], stair[i]] for i, x in enumerate(s) if i % 50 == 0]
     return paths + write_table(["t / t_sec", "L_n", "L_inf"], rows, out / "fig2_phase_transition",
-                               caption="Figure 2: closed-form loss against normalized time (rho_0 = 1)")
+                               caption="Paper B, Figure 2: closed-form loss L_n and limit L_∞ against normalized time "
+                                       "t/t_sec (ρ_0 = 1)")
 
 
 # -- Experiment 1: probability of convergence ------------------------------------------------------------
@@ -131,8 +123,6 @@ def _threshold(ns, probs) -> float | None:
 
 
 def figure3(out: Path, seed: int, cfg: dict) -> list[Path]:
-    import matplotlib.pyplot as plt
-
     d = cfg["d"]
     points = [{"fig": 3, "n": n, "d": d, "p": sim.experiment_width(n), "runs": cfg["runs"], "seed": seed}
               for n in cfg["n"]]
@@ -143,21 +133,24 @@ def figure3(out: Path, seed: int, cfg: dict) -> list[Path]:
     probs = [a / b for a, b in zip(k, N, strict=False)]
     ci = np.array([clopper_pearson(a, b) for a, b in zip(k, N, strict=False)])
     thr = _threshold(ns, probs)
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
-    ax[0].errorbar(ns, probs, yerr=[np.array(probs) - ci[:, 0], ci[:, 1] - np.array(probs)], fmt="o-", capsize=3)
+    fig, ax = style.subplots("full", ncols=2)
+    ax[0].errorbar(ns, probs, yerr=[np.array(probs) - ci[:, 0], ci[:, 1] - np.array(probs)], fmt="o-")
     if thr:
-        ax[0].axvline(thr, ls=":", c="gray")
-    ax[0].set_xlabel("n")
-    ax[0].set_ylabel("P(convergence)")
-    ax[0].set_title(f"Figure 3 (d = {d}): threshold ≈ {thr:.0f}" if thr else f"Figure 3 (d = {d})")
+        ax[0].axvline(thr, ls=":", c="0.5")
+    ax[0].set_xlabel("$n$")
+    ax[0].set_ylabel("$P$(convergence)")
     ax[1].plot(ns, [r["result"]["loss_trend"] for r in rows], "o-")
-    ax[1].set_xlabel("n")
+    ax[1].set_xlabel("$n$")
     ax[1].set_ylabel("remaining-loss trend")
-    paths = _save(fig, out / "fig3_probability")
+    caption = (f"Paper B, Figure 3 regenerated (Experiment 1, d = {d}, {cfg['runs']} runs per point): left, the "
+               f"estimated probability of convergence against n with 95 % Clopper–Pearson intervals"
+               + (f" and the 50 % crossing at n ≈ {thr:.0f} (dotted)" if thr else " (the 50 % level is not crossed)")
+               + "; right, the remaining-loss trend: the mean over runs of L/L(0) at the end, a converged run counting 0.")
+    paths = style.save(fig, out / "fig3_probability", caption=caption)
     table = [[n, r["point"]["p"], f"{a}/{b}", f"[{lo:.2f}, {hi:.2f}]", r["result"]["loss_trend"]]
              for n, r, a, b, (lo, hi) in zip(ns, rows, k, N, ci, strict=False)]
     return paths + write_table(["n", "p", "converged", "95% CI", "loss trend"], table, out / "fig3_probability",
-                               caption=f"Figure 3: probability of convergence at d = {d}; 50% threshold "
+                               caption=f"Paper B, Figure 3: probability of convergence at d = {d}; 50% threshold "
                                        f"{'%.0f' % thr if thr else 'not crossed'}")
 
 
@@ -173,46 +166,45 @@ def _threshold_curve(out, name, seed, grid):
 
 
 def figure4(out: Path, seed: int, cfg: dict) -> list[Path]:
-    import matplotlib.pyplot as plt
-
     p = cfg["p"]
     grid = [(d, p, [m * d for m in cfg["n_per_d"]], cfg["runs"]) for d in cfg["d"]]
     res = _threshold_curve(out, "fig4", seed, grid)
     ds = [r[0] for r in res if r[2]]
     Ns = [r[2] for r in res if r[2]]
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    ax.plot(ds, Ns, "o-", label="measured N(d, p)")
+    fig, ax = style.subplots("column")
+    ax.plot(ds, Ns, "o-", label="measured $N(d, p)$")
     fit = np.polyfit(ds, Ns, 1) if len(ds) >= 2 else None
     if fit is not None:
-        ax.plot(ds, np.polyval(fit, ds), ":", label=f"affine fit {fit[0]:.1f} d {fit[1]:+.0f}")
-    ax.set_xlabel("d")
-    ax.set_ylabel("threshold N")
-    ax.set_title(f"Figure 4: N(d, p = {p})")
+        ax.plot(ds, np.polyval(fit, ds), ":", label=f"affine fit ${fit[0]:.1f}\\,d {fit[1]:+.0f}$")
+    ax.set_xlabel("input dimension $d$")
+    ax.set_ylabel("threshold $N$")
     ax.legend()
-    paths = _save(fig, out / "fig4_threshold_vs_d")
+    caption = (f"Paper B, Figure 4 regenerated: the convergence threshold N(d, p) (50 % crossing of the estimated "
+               f"probability of convergence) against d at width p = {p}, {cfg['runs']} runs per point"
+               + (f", with the affine fit N = {fit[0]:.2f} d {fit[1]:+.1f}" if fit is not None else "") + ".")
+    paths = style.save(fig, out / "fig4_threshold_vs_d", caption=caption)
     rows = [[d, pp, "not crossed" if N is None else N] for d, pp, N, _ in res]
     return paths + write_table(["d", "p", "N (50% crossing)"], rows, out / "fig4_threshold_vs_d",
-                               caption="Figure 4: convergence threshold against d" +
+                               caption="Paper B, Figure 4: convergence threshold against d" +
                                        (f"; affine fit N = {fit[0]:.2f} d + {fit[1]:.1f}" if fit is not None else ""))
 
 
 def figure5(out: Path, seed: int, cfg: dict) -> list[Path]:
-    import matplotlib.pyplot as plt
-
     d = cfg["d"]
     res = _threshold_curve(out, "fig5", seed, [(d, p, cfg["n"], cfg["runs"]) for p in cfg["p"]])
     ps = [r[1] for r in res if r[2]]
     Ns = [r[2] for r in res if r[2]]
-    fig, ax = plt.subplots(figsize=(5, 3.6))
+    fig, ax = style.subplots("column")
     ax.plot(ps, Ns, "o-")
     ax.set_xscale("log")
-    ax.set_xlabel("p")
-    ax.set_ylabel("threshold N")
-    ax.set_title(f"Figure 5: N(d = {d}, p)")
-    paths = _save(fig, out / "fig5_threshold_vs_p")
+    ax.set_xlabel("width $p$")
+    ax.set_ylabel("threshold $N$")
+    caption = (f"Paper B, Figure 5 regenerated: the convergence threshold N(d, p) against the width p (log scale) "
+               f"at d = {d}, {cfg['runs']} runs per point.")
+    paths = style.save(fig, out / "fig5_threshold_vs_p", caption=caption)
     rows = [[dd, p, "not crossed" if N is None else N] for dd, p, N, _ in res]
     return paths + write_table(["d", "p", "N (50% crossing)"], rows, out / "fig5_threshold_vs_p",
-                               caption="Figure 5: convergence threshold against the width p")
+                               caption="Paper B, Figure 5: convergence threshold against the width p")
 
 
 # -- Experiment 2: asymptotic local-PL on orthogonal data ------------------------------------------------
@@ -248,29 +240,30 @@ def pl_point(point: dict) -> dict:
 
 
 MEASURES = [("mu_end", "μ(t_∞)"), ("mu_avg", "⟨μ_∞⟩"), ("mu_low", "μ_low"), ("mu_upp", "μ_upp")]
+MEASURE_LABELS = [r"$\mu(t_\infty)$", r"$\langle\mu_\infty\rangle$", r"$\mu_{\mathrm{low}}$", r"$\mu_{\mathrm{upp}}$"]
 
 
 def figure6(out: Path, seed: int, cfg: dict) -> list[Path]:
-    import matplotlib.pyplot as plt
-
     points = [{"fig": 6, "n": n, "d": cfg["d"], "runs": cfg["runs"], "seed": seed} for n in cfg["n"]]
     rows = Sweep(out / "sweeps" / "fig6.jsonl").run(points, pl_point)
     logn = np.log([r["point"]["n"] for r in rows])
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig, ax = style.subplots("column", aspect=0.8)
     slopes = {}
-    for key, label in MEASURES:
+    for (key, _), label in zip(MEASURES, MEASURE_LABELS):
         vals = np.log([r["result"][key] for r in rows])
         slopes[key] = float(np.polyfit(logn, vals, 1)[0])
         ax.plot(logn, vals, "o-", label=f"{label}: slope {slopes[key]:.2f}")
-    ax.set_xlabel("log n")
-    ax.set_ylabel("log of run average")
-    ax.set_title(f"Figure 6: local-PL on orthogonal data (d = {cfg['d']})")
-    ax.legend(fontsize=8)
-    paths = _save(fig, out / "fig6_local_pl_slopes")
+    ax.set_xlabel(r"$\log n$")
+    ax.set_ylabel("log of the run average")
+    ax.legend()
+    caption = (f"Paper B, Figure 6 regenerated (Experiment 2): the asymptotic local-PL measures μ(t_∞), ⟨μ_∞⟩, μ_low "
+               f"and μ_upp (run averages over {cfg['runs']} runs) on orthogonal data in dimension d = {cfg['d']} "
+               f"against n, log–log, with their fitted slopes; Conjecture 1 predicts −1/2.")
+    paths = style.save(fig, out / "fig6_local_pl_slopes", caption=caption)
     table = [[r["point"]["n"], r["result"]["p"]] + [r["result"][k] for k, _ in MEASURES] for r in rows]
     table.append(["slope", ""] + [slopes[k] for k, _ in MEASURES])
     return paths + write_table(["n", "p"] + [lab for _, lab in MEASURES], table, out / "fig6_local_pl_slopes",
-                               caption="Figure 6: asymptotic local-PL measures (run averages) and log-log slopes; "
+                               caption="Paper B, Figure 6: asymptotic local-PL measures (run averages) and log-log slopes; "
                                        "Conjecture 1 predicts -1/2")
 
 
@@ -279,9 +272,10 @@ def write_report(out_dir: Path, seed: int) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg = SCALES[scale_name()]
-    paths = figure2(out)
-    paths += figure3(out, seed, cfg["fig3"])
-    paths += figure4(out, seed, cfg["fig4"])
-    paths += figure5(out, seed, cfg["fig5"])
-    paths += figure6(out, seed, cfg["fig6"])
+    with style.context():
+        paths = figure2(out)
+        paths += figure3(out, seed, cfg["fig3"])
+        paths += figure4(out, seed, cfg["fig4"])
+        paths += figure5(out, seed, cfg["fig5"])
+        paths += figure6(out, seed, cfg["fig6"])
     return paths

@@ -25,6 +25,7 @@ from relucheck.theory.limit_process import limit_process_of
 
 from ..checks.paper_c_flow import golden_instance, separated_instance
 from ..report import fmt_number, write_table
+from . import style
 
 FIG1_LAMBDAS = ("1e-10", "1e-20", "1e-40", "1e-80", "1e-200", "1e-1000")
 TABLE_LAMBDAS = ("1e-5", "1e-10", "1e-20", "1e-40", "1e-80", "1e-200", "1e-1000")
@@ -60,34 +61,28 @@ def _flow_rows(out: Path, seed: int, instances: dict, points: list[dict]) -> lis
 
 
 def _figure1(out: Path, inst: Instance, rows: list[dict]) -> list[Path]:
-    import matplotlib.pyplot as plt
-
     lp = limit_process_of(inst)
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    colors = plt.cm.viridis(np.linspace(0, 0.85, len(rows)))
-    for row, color in zip(rows, colors, strict=True):
+    fig, ax = style.subplots("column", aspect=0.8)
+    for row, color in zip(rows, style.colors(len(rows) + 1)[1:], strict=True):
         r = row["result"]
-        ax.plot(r["taus"], r["losses"], color=color, lw=1.3, label=f"flow, λ = {row['point']['lam']}")
+        ax.plot(r["taus"], r["losses"], color=color, lw=0.9, label=f"$\\lambda = 10^{{{row['point']['lam'][2:]}}}$")
     t_end = max(row["result"]["taus"][-1] for row in rows)
     marks = [0.0] + [jp.tau for jp in lp.jumps] + [t_end]
     stairs_t = np.repeat(marks, 2)[1:-1]
     stairs_l = np.repeat(lp.plateaus, 2)
-    ax.plot(stairs_t, stairs_l, "k--", lw=1.2, label="Algorithm 1 (λ → 0)")
+    ax.plot(stairs_t, stairs_l, "--", color=style.OKABE_ITO[0], lw=1.0, label="Algorithm 1 ($\\lambda \\to 0$)")
     ax.set_xlim(max(0.0, lp.jumps[0].tau - 2.0) if lp.jumps else 0.0, t_end)  # nothing moves before τ_1 − O(1/ln(1/λ))
-    ax.set_xlabel("accelerated time τ = t / ln(1/λ)")
-    ax.set_ylabel("training loss  (1/2n) Σ r_i²")
-    ax.set_title(f"Paper C, Fig. 1 analogue: n = d = {inst.n}, m = {inst.m}, y = |N(0,1)|, a_j(0) = +λ")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    paths = [out / "fig1_loss_vs_tau.png", out / "fig1_loss_vs_tau.pdf"]
-    for p in paths:
-        fig.savefig(p, dpi=150)
-    plt.close(fig)
-    return paths
+    ax.set_xlabel(r"accelerated time $\tau = t/\ln(1/\lambda)$")
+    ax.set_ylabel(r"training loss $\frac{1}{2n}\sum_i r_i^2$")
+    ax.legend(loc="upper right", handlelength=1.2, labelspacing=0.3)
+    caption = (f"Paper C, Figure 1 analogue: training loss of the gradient flow (engine uw-float64) against the "
+               f"accelerated time τ for decreasing λ, and Algorithm 1's predicted staircase (dashed); n = d = {inst.n} "
+               f"orthonormal inputs, m = {inst.m} neurons, y_i = |N(0, 1)|, all a_j(0) = +λ.")
+    return style.save(fig, out / "fig1_loss_vs_tau", caption=caption)
 
 
 def _error_table(out: Path, instances: dict, rows: list[dict]) -> list[Path]:
-    header = ["instance", "λ", "ln(1/λ)", "jump k", "neuron", "τ_k (Alg. 1)", "τ̂_k − τ_k", "(τ̂_k − τ_k)·ln(1/λ)"]
+    header = ["instance", "λ", "ln(1/λ)", "k", "neuron", "τ_k (Alg. 1)", "τ̂_k − τ_k", "(τ̂_k − τ_k)·ln(1/λ)"]
     body = []
     for row in rows:
         name, lam = row["point"]["instance"], row["point"]["lam"]
@@ -98,8 +93,9 @@ def _error_table(out: Path, instances: dict, rows: list[dict]) -> list[Path]:
             err = seen[jp.neuron] - jp.tau if jp.neuron in seen else float("nan")
             body.append([name, lam, L, k, jp.neuron, jp.tau, err, err * L])
     return write_table(header, body, out / "jump_time_errors",
-                       caption="Paper C: flow jump times (half-fit rule, engine uw-float64) against Algorithm 1; "
-                               "the error law is C_k/ln(1/λ) (spec C §2.6)")
+                       caption="Paper C: jump times τ̂_k of the flow (half-fit rule, engine uw-float64) against "
+                               "Algorithm 1's τ_k; the error is predicted to decay like C_k/ln(1/λ), so the last "
+                               "column should settle to a constant per jump.")
 
 
 def write_report(out_dir, seed: int = 0) -> list[Path]:
@@ -113,8 +109,9 @@ def write_report(out_dir, seed: int = 0) -> list[Path]:
                     for lam in TABLE_LAMBDAS]
     rows = _flow_rows(out, seed, instances, table_points + fig_points)
     fig_rows = [r for r in rows if r["point"]["instance"] == "fig1"]
-    paths = _figure1(out, instances["fig1"], fig_rows)
-    paths += list(write_norm_figure(out, seed))
+    with style.context():
+        paths = _figure1(out, instances["fig1"], fig_rows)
+        paths += list(write_norm_figure(out, seed))
     paths += _error_table(out, instances, rows)
     timing = ", ".join(f"{r['point']['instance']} λ={r['point']['lam']}: {fmt_number(r['result']['seconds'], 3)} s"
                        for r in rows)
