@@ -61,6 +61,13 @@ class Pattern:
     projections: dict = field(default_factory=dict)  # j -> (S, A', P) with η_S∘r_S = P r_A'
     ambiguous: list = field(default_factory=list)  # (neuron, datum, |w|, tie tolerance)
 
+    @property
+    def act_float(self) -> np.ndarray:
+        """act as 0.0/1.0 (computed once: the float64 field multiplies by it at every evaluation)."""
+        if getattr(self, "_act_float", None) is None or self._act_float.shape != self.act.shape:
+            self._act_float = self.act.astype(float)
+        return self._act_float
+
     @classmethod
     def of_signs(cls, Z) -> "Pattern":
         act = np.array(Z > 0, dtype=bool)
@@ -68,7 +75,7 @@ class Pattern:
 
     def effective_residuals(self, r):
         """V (n, m): V_ij = r_i on active data, η_ij r_i on sliding data, 0 elsewhere."""
-        V = self.act * r[:, None]
+        V = (self.act_float if r.dtype != object else self.act) * r[:, None]
         if self.projections:
             V = V.astype(np.result_type(V, r)) if V.dtype != object else V
             for j, (S, A, P) in self.projections.items():

@@ -137,14 +137,18 @@ class _Run:
         st, p = self.stepper, self.problem
         Z = np.asarray(view.Z, dtype=float) if view.Z.dtype != object else view.Z
         V = None
-        for i, j in zip(*np.nonzero(~pattern.slide & np.where(pattern.act, Z < 0, Z > 0)), strict=True):
-            if (int(i), int(j)) in self.tracked:
-                continue
-            V = pattern.effective_residuals(view.r) if V is None else V
-            w = float(view.s[j]) * float(st.G[i] @ V[:, j])
-            if (w > 0) != bool(pattern.act[i, j]) and w != 0:  # its state's own push points across the kink
-                self.near_tie(i, j, w, self.push_floor(view, i),
-                              "a pre-activation within the floor on the other side of its kink")
+        ii, jj = np.nonzero(~pattern.slide & np.where(pattern.act, Z < 0, Z > 0))
+        if ii.size:
+            V = pattern.effective_residuals(view.r)
+            if view.Z.dtype == object:
+                w = np.array([float(view.s[j]) * float(st.G[i] @ V[:, j]) for i, j in zip(ii, jj, strict=True)])
+            else:
+                w = view.s[jj] * np.einsum("kn,nk->k", st.G[ii], V[:, jj])
+            across = (w != 0) & ((w > 0) != pattern.act[ii, jj])  # its state's own push points across the kink
+            for i, j, wk in zip(ii[across], jj[across], w[across], strict=True):
+                if (int(i), int(j)) not in self.tracked:
+                    self.near_tie(i, j, wk, self.push_floor(view, i),
+                                  "a pre-activation within the floor on the other side of its kink")
         if not self.tracked:
             return
         V = pattern.effective_residuals(view.r) if V is None else V
