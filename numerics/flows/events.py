@@ -57,7 +57,7 @@ class Watch:
         components just decided on the ``kink`` are watched too (on general data they leave it downwards). An
         inactive component of a datum orthogonal to all others (``crosstalk[i]`` False) is never pushed, so it is
         not watched. Floors: ``z_floor`` (n,) for pre-activation rows (the kink threshold: a component snapped onto
-        its kink is 0 only up to rounding), ``r_floor`` for sliding exits (the rounding of residuals)."""
+        its kink is 0 only up to rounding), ``r_floor`` (n,) for sliding exits (in units of residuals)."""
         negative = ~pattern.act & ~pattern.slide & (np.array(Z < 0, dtype=bool) | kink) & crosstalk[:, None]
         parts = []
         for mask, kind in ((pattern.act, EventKind.DEACTIVATE), (negative, EventKind.ACTIVATE)):
@@ -67,7 +67,7 @@ class Watch:
         if len(i):
             sign = np.array([1.0 if float(r[q]) > 0 else -1.0 for q in i])
             for kind in (EventKind.LEAVE_DOWN, EventKind.LEAVE_UP):
-                parts.append((np.full(len(i), KINDS.index(kind)), i, j, sign, np.full(len(i), r_floor)))
+                parts.append((np.full(len(i), KINDS.index(kind)), i, j, sign, r_floor[i]))
         codes, data, neurons, signs, floors = (np.concatenate([p[q] for p in parts]) for q in range(5))
         return cls(codes.astype(int), data.astype(int), neurons.astype(int), signs, floors)
 

@@ -21,9 +21,12 @@ is a P-matrix (its principal minors are det G_II · Π(−s_j r_i) > 0) and the 
 solutions can exist (Guglielmi & Hairer, SIAM J. Appl. Dyn. Syst. 14 (2015), on the non-uniqueness of
 codimension-2 sliding). The rule here, *hysteresis*: among all solutions take the one that changes the fewest
 components from the side they came from (active stays active, inactive stays inactive, sliding stays
-sliding; at the start every component counts as inactive, σ'(0) = 0), then the one with the fewest sliding
-components, then the one with fewest active ones. Gradient descent with a small step follows the side it is on,
-which is what this rule picks (tests compare with GD at shrinking steps).
+sliding; at the start every component counts as inactive, σ'(0) = 0), then one that needs no tie (a push within
+the floor on the wrong side, below), then the one with the fewest sliding components, then the one with fewest
+active ones. A sliding weight may overshoot [0, 1] by its floor (|η_k − clip(η_k)| ≤ floor_k / |G_kk r_k|): at the
+edge of the sliding region (η → 0 or 1) the component stays sliding instead of chattering between sides, and the
+loop's exit watch needs twice that to leave (a hysteresis band). Gradient descent with a small step follows the
+side it is on, which is what this rule picks (tests compare with GD at shrinking steps).
 
 Precision (the floor of a push; the engine may raise it to its integration error, see `decide`): w_k is a sum of
 n + m rounded products; |w_k| ≤ 4(n + m)·ε·Σ_l |G_kl|·max(‖r‖_∞, ‖y‖_∞) (Higham's
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 INACTIVE, ACTIVE, SLIDING = 0, 1, 2
-MAX_ENUMERATED = 5  # kink data per block solved by enumerating the 3^k patterns (243); more: pivoting
+MAX_ENUMERATED = 5  # a block of up to 5 kink data whose box solution fails the exact check is enumerated (3^5)
 
 
 def _solve(A, b):
@@ -113,19 +116,20 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
             continue  # a_j = 0: w_j does not move; its kink data stay inactive
         A = np.flatnonzero(act[:, j])
         b = G[np.ix_(K, A)] @ r[A] if len(A) else np.zeros(len(K), dtype=G.dtype)
-        Q = G[np.ix_(K, K)] * r[K][None, :]
-        tol = tie_tolerance(G_abs[K], r, eps=eps, label_scale=label_scale, n=n, m=m)
-        if r_error is not None:
-            tol = np.maximum(tol, G_abs[K] @ np.array([float(v) for v in r_error]))
+        rounding = tie_tolerance(G_abs[K], r, eps=eps, label_scale=label_scale, n=n, m=m)
+        floor = rounding if r_error is None else np.maximum(rounding, G_abs[K] @ np.array([float(v) for v in r_error]))
+        was_crossed = np.array([(int(k), int(j)) in (crossed or {}) for k in K])
+        slack = np.where(was_crossed, floor, rounding)  # the crossing component may keep the side it crossed into
         prefer = [(crossed or {}).get((int(k), int(j)), _preference(previous, k, j)) for k in K]
         for block in _blocks(G_abs[np.ix_(K, K)]):  # data orthogonal to each other decide independently
-            assignment, ties = _complementarity(sign * b[block], sign * Q[np.ix_(block, block)], tol[block],
+            Kb = K[block]
+            assignment, ties = _complementarity(b[block], G[np.ix_(Kb, Kb)], r[Kb], sign, slack[block], floor[block],
                                                 [prefer[q] for q in block])
             for q, state in zip(block, assignment, strict=True):
                 act[K[q], j] = state == ACTIVE
                 slide[K[q], j] = state == SLIDING
             for q, w in ties:
-                pattern.ambiguous.append((int(j), int(K[block[q]]), float(abs(w)), float(tol[block[q]])))
+                pattern.ambiguous.append((int(j), int(K[block[q]]), float(abs(w)), float(floor[block[q]])))
     for j in np.flatnonzero(slide.any(axis=0)):
         S, A = np.flatnonzero(slide[:, j]), np.flatnonzero(act[:, j])
         P = -_solve_many(G[np.ix_(S, S)], G[np.ix_(S, A)]) if len(A) else np.zeros((len(S), 0), dtype=G.dtype)
@@ -178,69 +182,105 @@ def _preference(previous: Pattern | None, k: int, j: int) -> int:
     return ACTIVE if previous.act[k, j] else INACTIVE
 
 
-def _consistent(b, Q, tol, assignment):
-    """(η, w, ties) for one assignment of the kink data, or None if it violates the complementarity conditions."""
+def _consistent(b, G, r, sign, slack, floor, assignment):
+    """(η, w, ties) for one assignment of the kink data (w = s(b + G (η∘r)), exact in the arrays' arithmetic), or None
+    if it violates the complementarity conditions by more than ``slack`` (rounding; the floor for a crossing
+    component); ties are the pushes within the ``floor`` (reported, never decisive)."""
     k = len(b)
     S = [q for q in range(k) if assignment[q] == SLIDING]
     F = [q for q in range(k) if assignment[q] != SLIDING]
     eta = np.array([1 if assignment[q] == ACTIVE else 0 for q in range(k)], dtype=b.dtype if b.dtype == object else float)
     if S:
-        rhs = -(b[S] + (Q[np.ix_(S, F)] @ eta[F] if F else 0))
+        rhs = -(b[S] + (G[np.ix_(S, F)] @ (eta[F] * r[F]) if F else 0))
         try:
-            eta_S = _solve(Q[np.ix_(S, S)], rhs)
+            v_S = _solve(G[np.ix_(S, S)], rhs)
         except (np.linalg.LinAlgError, ZeroDivisionError):
             return None
-        if any(not (0 < float(e) < 1) for e in eta_S):
+        eta_S = v_S / r[S]
+        band = [min(float(slack[q]) / max(abs(float(G[q, q] * r[q])), 1e-300), 0.5) for q in S]  # η within its slack
+        if any(not (-h < float(e) < 1 + h) for e, h in zip(eta_S, band, strict=True)):
             return None
         eta[S] = eta_S
-    w = b + Q @ eta
+    w = sign * (b + G @ (eta * r))
     ties = []
     for q in F:
         wq = float(w[q])
         wrong = wq > 0 if assignment[q] == INACTIVE else wq < 0
-        if wrong and abs(wq) > tol[q]:
+        if wrong and abs(wq) > slack[q]:
             return None
-        if wq != 0 and abs(wq) <= tol[q]:
+        if wq != 0 and abs(wq) <= floor[q]:
             ties.append((q, wq))
     return eta, w, ties
 
 
-def _complementarity(b, Q, tol, prefer):
-    """The assignment (per kink datum: INACTIVE, ACTIVE or SLIDING) chosen by the hysteresis rule, and its ties."""
-    k = len(b)
-    if k <= MAX_ENUMERATED:
-        best = None
-        for assignment in itertools.product((INACTIVE, ACTIVE, SLIDING), repeat=k):
-            found = _consistent(b, Q, tol, assignment)
-            if found is None:
-                continue
-            key = (sum(a != p for a, p in zip(assignment, prefer, strict=True)), assignment.count(SLIDING),
-                   assignment.count(ACTIVE))
-            if best is None or key < best[0]:
-                best = (key, assignment, found[2])
-        if best is not None:
-            return list(best[1]), best[2]
-    return _pivoting(b, Q, tol, prefer)
+def _complementarity(b, G, r, sign, slack, floor, prefer):
+    """The assignment (per kink datum: INACTIVE, ACTIVE or SLIDING) and its ties, by the rule of the module docstring.
 
-
-def _pivoting(b, Q, tol, prefer):
-    """Fallback for many kink data (or no consistent assignment found): start from the preferred sides and flip the
-    most violated component until consistent (a principal-pivoting sweep), at most 4k passes; then report every
-    remaining violation as a tie (the engine's status then says the decision was not resolved)."""
+    With v = η∘r the problem is a box problem in v with the symmetric G: w = s(b + G v), v_k between 0 and r_k. An
+    *attractive* datum (s r_k < 0: activating it pushes it down) meets exactly the optimality conditions of the
+    convex quadratic ½ vᵀGv + bᵀv on its box, so given the others its weights are the unique minimiser
+    (scipy.optimize.lsq_linear, bounded-variable least squares on Gᴬ's Cholesky factor). A *repulsive* datum (s r_k ≥ 0)
+    cannot slide stably (gradient descent leaves a repelling kink): it is held at 0 or 1, starting from the side it
+    prefers, and the most violated one flips until every condition holds. The assignment is then checked in the
+    arrays' own arithmetic (`_consistent`: mpmath numbers stay exact)."""
     k = len(b)
-    assignment = list(prefer)
-    for _ in range(4 * k + 1):
-        found = _consistent(b, Q, tol, assignment)
-        if found is not None:
-            return assignment, found[2]
-        eta = np.array([1.0 if a == ACTIVE else 0.0 for a in assignment])
-        w = np.array([float(v) for v in b]) + np.array(Q, dtype=float) @ eta
-        viol = [(abs(w[q]), q) for q in range(k) if (assignment[q] == INACTIVE and w[q] > tol[q])
-                or (assignment[q] == ACTIVE and w[q] < -tol[q]) or assignment[q] == SLIDING]
-        if not viol:
+    bf, Gf, rf = (np.array([float(v) for v in x.ravel()]).reshape(x.shape) for x in (b, G, r))
+    attractive = [q for q in range(k) if sign * rf[q] < 0]
+    held = [q for q in range(k) if q not in attractive]
+    eta = np.zeros(k)
+    for q in held:
+        eta[q] = 1.0 if prefer[q] == ACTIVE else 0.0
+    assignment = None
+    for _ in range(2 * len(held) + 2):
+        if attractive:
+            eta[attractive] = _box_minimiser(Gf, bf, rf, eta, attractive)
+        w = sign * (bf + Gf @ (eta * rf))
+        wrong = [(abs(w[q]), q) for q in held if (w[q] < -slack[q] if eta[q] == 1 else w[q] > slack[q])]
+        assignment = [ACTIVE if e >= 1 else INACTIVE if e <= 0 else SLIDING for e in eta]
+        if not wrong:
             break
-        _, q = max(viol)
-        assignment[q] = SLIDING if assignment[q] != SLIDING else (ACTIVE if w[q] > 0 else INACTIVE)
-    eta = np.array([1.0 if a == ACTIVE else 0.0 for a in assignment])
-    w = np.array([float(v) for v in b]) + np.array(Q, dtype=float) @ eta
-    return assignment, [(q, float(w[q]) or float(tol[q])) for q in range(k)]
+        _, q = max(wrong)
+        eta[q] = 1.0 - eta[q]
+    found = _consistent(b, G, r, sign, slack, floor, assignment)
+    if found is not None:
+        return assignment, found[2]
+    if k <= MAX_ENUMERATED:
+        return _enumerated(b, G, r, sign, slack, floor, prefer)
+    return assignment, [(q, float(floor[q])) for q in range(k)]
+
+
+def _box_minimiser(G, b, r, eta, free):
+    """η on ``free`` minimising ½ vᵀ G_FF v + (b_F + G_FH v_H)ᵀ v over v_F between 0 and r_F (the others held)."""
+    from scipy.optimize import lsq_linear
+
+    held = [q for q in range(len(b)) if q not in free]
+    c = b[free] + (G[np.ix_(free, held)] @ (eta[held] * r[held]) if held else 0.0)
+    GF = G[np.ix_(free, free)]
+    w, U = np.linalg.eigh(GF)  # G_FF = U diag(w) Uᵀ, positive semi-definite
+    w = np.maximum(w, 0.0)
+    root = np.sqrt(w)
+    keep = root > root.max(initial=0.0) * 1e-12
+    A = (U[:, keep] * root[keep]).T  # ½‖A v + e‖² = ½ vᵀ G_FF v + cᵀ v + const with Aᵀ e = c
+    e = (U[:, keep].T @ c) / root[keep]
+    lo, hi = np.minimum(0.0, r[free]), np.maximum(0.0, r[free])
+    v = lsq_linear(A, -e, bounds=(lo, hi), method="bvls", tol=1e-14).x if keep.any() else np.where(c > 0, lo, hi)
+    eta_F = v / r[free]
+    eta_F[np.abs(v - lo) <= 1e-12 * np.abs(r[free])] = np.where(r[free] > 0, 0.0, 1.0)[np.abs(v - lo) <= 1e-12 * np.abs(r[free])]
+    eta_F[np.abs(v - hi) <= 1e-12 * np.abs(r[free])] = np.where(r[free] > 0, 1.0, 0.0)[np.abs(v - hi) <= 1e-12 * np.abs(r[free])]
+    return eta_F
+
+
+def _enumerated(b, G, r, sign, slack, floor, prefer):
+    """All 3^k assignments (small blocks only), the hysteresis rule of the module docstring among the consistent ones."""
+    best = None
+    for assignment in itertools.product((INACTIVE, ACTIVE, SLIDING), repeat=len(b)):
+        found = _consistent(b, G, r, sign, slack, floor, list(assignment))
+        if found is None:
+            continue
+        key = (sum(a != p for a, p in zip(assignment, prefer, strict=True)), len(found[2]),
+               assignment.count(SLIDING), assignment.count(ACTIVE))
+        if best is None or key < best[0]:
+            best = (key, list(assignment), found[2])
+    if best is None:
+        return [INACTIVE] * len(b), [(q, float(floor[q])) for q in range(len(b))]
+    return best[1], best[2]

@@ -73,14 +73,9 @@ class _Run:
         self.crosstalk = np.array([any(G[i, k] != 0 for k in range(problem.n) if k != i) for i in range(problem.n)])
         self.max_codimension = 0  # most data a neuron slid on at once
 
-    def kink_mask(self, Z, pattern=None, extra=None):
-        """Components within rounding of their kink, plus ``extra`` (the crossing one, the sliding ones); an inactive
-        component of a datum orthogonal to all others stays as it is (it is never pushed: nothing to decide)."""
-        tol = KINK_ULPS * self.stepper.eps * self.X_norms[:, None]
-        kink = np.array(abs(Z) <= tol, dtype=bool)
-        if pattern is not None:
-            kink &= self.crosstalk[:, None] | pattern.act | pattern.slide
-        return kink if extra is None else kink | extra
+    def kink_mask(self, Z):
+        """Components within rounding of their kink at the start (64 ε ‖x_i‖; pre-activations relative to ‖θ_j‖)."""
+        return np.array(abs(Z) <= KINK_ULPS * self.stepper.eps * self.X_norms[:, None], dtype=bool)
 
     def decide(self, kink, previous, crossed=None):
         st = self.stepper
@@ -106,8 +101,11 @@ class _Run:
             for i, j in zip(*np.nonzero(pattern.slide), strict=True):
                 self.events.append(Event(float(st.t), int(j), int(i), EventKind.SLIDE))
         st.restart(pattern)
+        exit_floors = np.zeros(self.problem.n)  # sliding exits: twice the rounding band of `filippov` (hysteresis)
+        for i in np.flatnonzero(pattern.slide.any(axis=1)):
+            exit_floors[i] = 2 * self.push_floor(view, i, rounding_only=True) / abs(float(st.G[i, i]))
         return pattern, Watch.of(pattern, view.Z, view.r, kink, self.crosstalk, KINK_ULPS * st.eps * self.X_norms,
-                                 KINK_ULPS * st.eps * self.label_scale)
+                                 exit_floors)
 
     def near_tie(self, i, j, push, tol, what):
         tie = {"tau": float(self.stepper.t), "neuron": int(j), "datum": int(i), "push": float(abs(push)),
@@ -115,13 +113,13 @@ class _Run:
         self.near_ties.append(tie)
         self.tracked[(int(i), int(j))] = tie
 
-    def push_floor(self, view, i):
+    def push_floor(self, view, i, rounding_only: bool = False):
         """What a push on datum i cannot be told from: rounding (`tie_tolerance`) or the integrator's error on the
         residuals the push is made of (`View.r_error`), whichever is larger."""
         st, p = self.stepper, self.problem
         G_abs = np.abs(np.array(st.G[i], dtype=float))
         rounding = float(tie_tolerance(G_abs, view.r, eps=st.eps, label_scale=self.label_scale, n=p.n, m=p.m))
-        return rounding if view.r_error is None else max(rounding, float(G_abs @ view.r_error))
+        return rounding if view.r_error is None or rounding_only else max(rounding, float(G_abs @ view.r_error))
 
     def check_crossing(self, view, pattern, i, j):
         """A crossing whose push is within rounding was driven by rounding noise, not by the flow."""
@@ -196,6 +194,7 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
     run = _Run(problem, stepper, save_params)
     end = problem.end
     pattern, watch = run.decide(run.kink_mask(stepper.view().Z), None) if stepper.detects_events else (None, None)
+    before = np.asarray(stepper.watched(watch, stepper.t), dtype=float) if watch is not None and len(watch) else np.zeros(0)
     stepper.t_old = stepper.t
     run.record_step()
     status, where = Status.SUCCESS, ""
@@ -211,11 +210,15 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
             break
         crossing = None
         if stepper.detects_events and len(watch):
-            crossed = watch.crossed(stepper.watched(watch, stepper.t))
+            values = np.asarray(stepper.watched(watch, stepper.t), dtype=float)
+            crossed = watch.crossed(values)
             if crossed.size:
                 t0, t1 = stepper.step_bounds()
                 crossing = first_crossing(stepper.evaluator, watch, crossed, t0, t1)
                 stepper.truncate(crossing[0])
+                values = np.asarray(stepper.watched(watch, stepper.t), dtype=float)
+            arrived = (before > watch.floors) & (values <= watch.floors)  # at the kink now, clearly away before
+            before = values
         run.record_step()
         if crossing is None:
             if problem.horizon is None and _settled(run, last_event_t, settle_rtol):
@@ -231,9 +234,14 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
         if watch.kind(row) in (EventKind.DEACTIVATE, EventKind.ACTIVATE):
             run.check_crossing(view, pattern, i, j)
         extra = pattern.slide.copy()
-        extra[i, j] = True
-        side = ACTIVE if watch.kind(row) in (EventKind.ACTIVATE, EventKind.LEAVE_UP) else INACTIVE
-        pattern, watch = run.decide(run.kink_mask(view.Z, pattern, extra), pattern, {(i, j): side})
+        sides = {}
+        for q in {row, *np.flatnonzero(arrived).tolist()}:  # the earliest crossing and those simultaneous with it
+            kind = watch.kind(q)
+            extra[watch.data[q], watch.neurons[q]] = True
+            sides[(int(watch.data[q]), int(watch.neurons[q]))] = ACTIVE if kind in (EventKind.ACTIVATE, EventKind.LEAVE_UP) \
+                else INACTIVE
+        pattern, watch = run.decide(extra, pattern, sides)
+        before = np.asarray(stepper.watched(watch, stepper.t), dtype=float) if len(watch) else np.zeros(0)
         if len(run.events) == n_events:
             zero_length += 1  # a crossing that changed nothing: numerical noise at the kink
         if zero_length > 4 * (problem.n + problem.m) + 20:
