@@ -32,13 +32,16 @@ def _integer(text: str, what: str) -> int:
         _fail(f"must be {what}", text)
 
 
-def _finite(text: str, what: str) -> float:
+def _positive(text: str, what: str, high: float) -> float:
+    """A finite float in (0, high]."""
     try:
         value = float(text)
     except ValueError:
         _fail(f"must be {what}", text)
     if not math.isfinite(value):
         _fail(f"must be {what} (finite)", text)
+    if not 0 < value <= high:
+        _fail(f"must be {what} in (0, {high:g}]", text)
     return value
 
 
@@ -50,10 +53,7 @@ def seed(text: str) -> int:
 
 
 def seconds(text: str) -> float:
-    value = _finite(text, "a number of seconds")
-    if not 0 < value <= MAX_SECONDS:
-        _fail(f"must be in (0, {MAX_SECONDS:g}] seconds", text)
-    return value
+    return _positive(text, "a number of seconds", MAX_SECONDS)
 
 
 def memory_mib(text: str) -> int:
@@ -88,10 +88,7 @@ def init_scale(text: str) -> str:
 
 
 def horizon(text: str) -> float:
-    value = _finite(text, "a number")
-    if not 0 < value <= MAX_HORIZON:
-        _fail(f"must be an accelerated time in (0, {MAX_HORIZON:g}]", text)
-    return value
+    return _positive(text, "an accelerated time", MAX_HORIZON)
 
 
 def output_dir(text: str) -> str:
