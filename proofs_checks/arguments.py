@@ -3,14 +3,13 @@
 A bad value makes argparse exit with status 2 and the message ``argument --seed: <condition>, got '-1'``.
 `SHARED` gives every option of the same name the same rule in every command: `apply_shared` sets it on
 each subcommand after the commands have registered (so `flow`, `run`, `report`, `check-ode` … agree on
-what a seed, a λ, a precision or an output directory is).
+what a seed, a λ, a precision or a budget is). Output directories (``--out``) are checked by
+`proofs_checks.journal.prepare_out_dir` before anything is computed.
 """
 from __future__ import annotations
 
 import argparse
 import math
-import os
-from pathlib import Path
 
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any integer ≥ 0; int64 keeps it exact in results.csv and JSON readers
 MAX_SECONDS = 86400.0  # a budget longer than a day is a typo, not a plan
@@ -91,23 +90,8 @@ def horizon(text: str) -> float:
     return _positive(text, "an accelerated time", MAX_HORIZON)
 
 
-def output_dir(text: str) -> str:
-    """A directory that exists or can be created, and can be written: checked before any computation."""
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        _fail("must be a directory (it exists as a file)", text)
-    parent = path
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        _fail(f"cannot be created: {str(parent)!r} is not a directory", text)
-    if not os.access(parent, os.W_OK | os.X_OK):
-        _fail(f"is not writable ({str(parent)!r} denies write access)", text)
-    return text
-
-
-SHARED = {"--seed": seed, "--lam": init_scale, "--precision": digits, "--horizon": horizon, "--out": output_dir,
-          "--budget": seconds, "--memory": memory_mib}
+SHARED = {"--seed": seed, "--lam": init_scale, "--precision": digits, "--horizon": horizon, "--budget": seconds,
+          "--memory": memory_mib}
 
 
 def apply_shared(subparsers) -> None:

@@ -120,7 +120,9 @@ def _cmd_show(args) -> int:
     results_path = Path(args.results)
     latest = {}
     if results_path.exists():
-        for rec in _read_results(results_path):
+        from .results_file import load_results
+
+        for rec in load_results(results_path):
             if rec["check"] in check_ids:
                 latest[rec["id"]] = rec
     for cid in check_ids:
@@ -134,22 +136,6 @@ def _cmd_show(args) -> int:
         if cid not in latest:
             print(f"  no result in {results_path} (run `relucheck run --only {cid}`)")
     return 0
-
-
-def _read_results(path: Path) -> list[dict]:
-    """A results.json written by `relucheck run`: a list of records with the fields of `CheckResult`."""
-    from dataclasses import fields
-
-    from relucheck.numerics.schema import AnyJson, ListOf, Obj, Text, load_json
-
-    from .result import CheckResult, Status
-
-    text = Text(100_000)
-    shown = {"id": Text(), "check": Text(), "status": Text(choices=tuple(s.value for s in Status)),
-             "prediction": AnyJson(), "measurement": AnyJson(), "tolerance": AnyJson(), "tolerance_reason": text,
-             "message": text}
-    record = Obj(required=shown, optional={f.name: AnyJson() for f in fields(CheckResult) if f.name not in shown})
-    return load_json(path, ListOf(record), "results")[0]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -122,8 +122,8 @@ CASES = [
     ("run --seed 1.5", ["argument --seed", "integer seed"]),
     ("run --suite nope", ["argument --suite", "invalid choice"]),
     ("run --only no-such-check --out {f}/out", ["--only 'no-such-check'", "no check"]),
-    ("run --out {f}/instance.json", ["argument --out", "exists as a file"]),
-    ("run --out {f}/instance.json/sub", ["argument --out", "is not a directory"]),
+    ("run --out {f}/instance.json", ["--out", "instance.json: is a file, not a directory"]),
+    ("run --out {f}/instance.json/sub", ["--out", "instance.json is a file, not a directory"]),
     # show
     ("show C.nope", ["ID 'C.nope'", "unknown check or statement id"]),
     ("show", ["the following arguments are required: id"]),
@@ -207,9 +207,13 @@ CASES = [
     ("extremal-vectors {f}/data_bool.json", ["field 'inputs[0][0]'", "got a boolean"]),
     # report
     ("report --paper D", ["argument --paper", "invalid choice"]),
-    ("report", ["the following arguments are required: --paper"]),
+    ("report", ["report: give --paper A|B|C, --appendix, or both"]),
     ("report --paper A --seed -2", ["argument --seed", "non-negative"]),
-    ("report --paper A --out {f}/instance.json", ["argument --out", "exists as a file"]),
+    ("report --paper A --out {f}/instance.json", ["--out", "is a file, not a directory"]),
+    ("report --appendix --results {f}/missing.json --out {f}/rep", ["--results: no results file", "relucheck run"]),
+    ("report --appendix --results {f}/not_json.json --out {f}/rep", ["--results: results file", "not valid JSON"]),
+    ("report --appendix --results {f}/results_bad_status.json --out {f}/rep", ["field '[0].status'", "must be one of"]),
+    ("report --appendix --results {f}/results_object.json --out {f}/rep", ["--results: results file", "expected a list"]),
     # the command itself
     ("", ["the following arguments are required: command"]),
     ("frobnicate", ["argument command", "invalid choice: 'frobnicate'"]),

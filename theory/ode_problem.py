@@ -10,7 +10,7 @@ and only numbers, the operators ``+ - * / ^ ** ( ) ,`` and the declared names (t
 plus a fixed list of mathematical functions are accepted. Then its Python syntax tree is measured before
 SymPy sees it (`check_expression_size`), because ``parse_expr`` evaluates constant arithmetic: ``9**9**9**9``
 would run for minutes and take gigabytes. Bounded are the length, the number of nodes, the depth, integer
-literals, and powers: a constant exponent must be a rational number (literals with + − × ÷, no power
+literals, and powers: a constant exponent must be a rational number (literals with + − * /, no power
 inside: no towers) of size ≤ `MAX_CONSTANT_EXPONENT`, and nested constant powers multiply to at most
 `MAX_POWER_DEGREE`. Only then does ``parse_expr`` run, with the declared names as its only namespace.
 Anything else is a `RelucheckInputError` naming the field and the condition.
@@ -85,7 +85,7 @@ def _name(value, field: str) -> str:
 
 
 def _constant_exponent(node, fail) -> Fraction:
-    """The exact value of a name-free exponent made of literals and + − × ÷ (anything else fails)."""
+    """The exact value of a name-free exponent made of literals and + − * / (anything else fails)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return Fraction(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
