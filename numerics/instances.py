@@ -8,6 +8,9 @@ An instance file is a JSON object with
 * ``signs``: m numbers in {−1, +1} (the signs s_j of the output weights a_j(0)),
 * optionally ``meta``: a free-form object (generator, seed, …), kept as is.
 
+Nothing else: `INSTANCE_SCHEMA` rejects unknown keys, strings or booleans where numbers belong, ragged or
+mismatched shapes, non-finite values and |value| > `DATA_MAX_ABS` (the reason is next to it).
+
 The scale λ is not part of an instance: an initialization (`numerics.initializations`) turns an
 instance and a λ into parameters. Every check of the file raises a `RelucheckInputError` (or a
 `HypothesisViolation` for orthonormality) whose message names the violated condition.
@@ -21,10 +24,27 @@ from pathlib import Path
 import numpy as np
 
 from .errors import HypothesisViolation, RelucheckInputError
+from .schema import AnyJson, Array, MapOf, Number, Obj, read_json_file, validate as validate_schema
 
 ORTHONORMALITY = "Assumption 1 (orthonormal inputs, ⟨x_i, x_k⟩ = 1{i = k})"
 UNIT_TOLERANCE = 1e-9  # JSON round-trips float64 to 17 digits; 1e-9 leaves room for hand-written files
 ORTHONORMAL_TOLERANCE = 1e-9
+# The flows and Algorithm 1 form products of at most three data-sized factors (y·x·x in the gradients, y² in
+# the losses) and sum them over n terms: |value| ≤ 1e100 keeps each product ≤ 1e300 and a sum of up to 1e8 of
+# them below float64's largest number 1.8e308, so overflow cannot turn a result into inf or nan.
+DATA_MAX_ABS = 1e100
+DATA_BOUND_REASON = "products of three data values summed over n terms must stay finite in float64"
+MAX_ROWS = 100_000  # n and m: the commands' arrays are n×m; 1e5 × 1e5 booleans would already take 10 GB
+
+_DATA = Number(DATA_MAX_ABS, DATA_BOUND_REASON)
+INSTANCE_SCHEMA = Obj(
+    required={"inputs": Array(("n", "d"), _DATA), "labels": Array(("n",), _DATA),
+              "directions": Array(("m", "d"), Number(1 + UNIT_TOLERANCE, "the directions are unit vectors")),
+              "signs": Array(("m",), Number(1, "output signs s_j", choices=(-1, 1)))},
+    optional={"meta": MapOf(AnyJson())},
+    dims={"n": (1, MAX_ROWS, "at least one data point"), "m": (1, MAX_ROWS, "at least one neuron"),
+          "d": (1, MAX_ROWS, "at least one input dimension")},
+)
 
 
 @dataclass
@@ -111,6 +131,10 @@ def validate(inst: Instance) -> None:
         if not np.all(np.isfinite(arr)):
             bad = np.argwhere(~np.isfinite(arr))[0].tolist()
             raise RelucheckInputError(f"{name} must be finite; non-finite value at index {bad}")
+        if arr.size and np.max(np.abs(arr)) > DATA_MAX_ABS:
+            bad = np.argwhere(np.abs(arr) > DATA_MAX_ABS)[0].tolist()
+            raise RelucheckInputError(f"{name}: |value| must be ≤ {DATA_MAX_ABS:g} ({DATA_BOUND_REASON}), got "
+                                      f"{arr[tuple(bad)]:.6g} at index {bad}")
     if y.shape[0] != X.shape[0]:
         raise RelucheckInputError(
             f"labels has {y.shape[0]} entries but inputs has n = {X.shape[0]} rows (shapes must match)"
@@ -143,28 +167,20 @@ def require_orthonormal(X: np.ndarray, tol: float = ORTHONORMAL_TOLERANCE) -> No
         raise HypothesisViolation(ORTHONORMALITY, f"max |⟨x_i,x_k⟩ − 1{{i=k}}| = {defect:.3g} > {tol:g}")
 
 
-def read_json_file(path, what: str = "instance"):
-    """Parse a JSON file; a missing file or invalid JSON is an error naming the file and its role."""
-    try:
-        return json.loads(Path(path).read_text())
-    except FileNotFoundError as exc:
-        raise RelucheckInputError(f"{what} file not found: {path}") from exc
-    except json.JSONDecodeError as exc:
-        raise RelucheckInputError(f"{what} file {path} is not valid JSON: {exc}") from exc
-
-
 def load_instance(path, *, orthonormal: bool = False) -> Instance:
     """Read an instance file (format in the module docstring) and validate it."""
-    return instance_from_json(read_json_file(path, "instance"), orthonormal=orthonormal)
+    return instance_from_json(read_json_file(path, "instance"), orthonormal=orthonormal,
+                              source=f"instance file {path}")
 
 
-def instance_from_json(raw, *, orthonormal: bool = False) -> Instance:
-    if not isinstance(raw, dict):
-        raise RelucheckInputError("an instance must be a JSON object with inputs, labels, directions, signs")
-    missing = [k for k in ("inputs", "labels", "directions", "signs") if k not in raw]
-    if missing:
-        raise RelucheckInputError(f"instance is missing field(s) {missing}")
-    inst = Instance(raw["inputs"], raw["labels"], raw["directions"], raw["signs"], raw.get("meta", {}))
-    if orthonormal:
-        inst.require_orthonormal()
+def instance_from_json(raw, *, orthonormal: bool = False, source: str = "instance") -> Instance:
+    """An `Instance` from parsed JSON, checked against `INSTANCE_SCHEMA` first (messages start with ``source``)."""
+    validate_schema(raw, INSTANCE_SCHEMA, source)
+    try:
+        inst = Instance(raw["inputs"], raw["labels"], raw["directions"], raw["signs"], raw.get("meta", {}))
+        if orthonormal:
+            inst.require_orthonormal()
+    except RelucheckInputError as exc:  # the same error (HypothesisViolation stays one), naming the file
+        exc.args = (f"{source}: {exc.args[0]}",)
+        raise
     return inst

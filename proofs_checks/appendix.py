@@ -12,34 +12,18 @@ its mutant, the paper's claim, must be refuted).
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
-from relucheck.numerics.errors import RelucheckInputError
 from relucheck.theory.statement import PAPERS
 
 from . import latex
 from .latex_tables import is_number, table
 from .figures.index import latex_body, load_index
 from .report import fmt_value
+from .results_file import load_results
 
 FINDING_MARK = "paper's claim refuted"
-
-
-def load_results(path) -> list[dict]:
-    """Records of a results.json; exit 2 (RelucheckInputError) when it is missing or not one."""
-    path = Path(path)
-    if not path.exists():
-        raise RelucheckInputError(f"--results: no results file at {path}; run `relucheck run` first "
-                                  f"(or give --results PATH)")
-    try:
-        records = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise RelucheckInputError(f"--results: {path} is not JSON ({exc})") from exc
-    if not isinstance(records, list) or not all(isinstance(r, dict) and "id" in r and "status" in r for r in records):
-        raise RelucheckInputError(f"--results: {path} is not a results.json of `relucheck run` (a list of records)")
-    return records
 
 
 def is_finding(rec: dict) -> bool:

@@ -5,20 +5,29 @@ Core commands: ``list``, ``run``, ``show``. Further commands (``limit-process``,
 each with a ``register(subparsers)`` function, and are discovered automatically.
 
 Exit codes: 0 success (nothing refuted), 1 something refuted (or a mutant not caught), 2 an error
-(bad input included).
+(bad input included), 3 inconclusive (commands that give one verdict, e.g. check-ode), 130 interrupted,
+141 standard output closed early (``relucheck list | head``, as for a process ended by SIGPIPE).
+
+`main` is the one error boundary of every command: bad input (`RelucheckInputError`, an unreadable or
+unwritable file) is one line ``relucheck: error: <argument>: <violated condition>`` and exit 2; any other
+exception is ``relucheck: internal error: …`` with exit 2 and a hint to rerun with ``--debug``, which
+prints the traceback. Exit 1 means refuted and nothing else.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
+import os
 import pkgutil
 import sys
+import traceback
 from pathlib import Path
 
 from relucheck.numerics.errors import RelucheckInputError
 
 DEFAULT_OUT = "relucheck-out"
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process ended by Ctrl-C
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE
 
 
 def _cmd_list(args) -> int:
@@ -35,6 +44,8 @@ def _cmd_list(args) -> int:
                      "confidence": st.confidence, "checks": checks,
                      "not_checkable_reason": "" if checks else (st.not_checkable_reason or "no check yet")})
     if args.json:
+        import json
+
         print(json.dumps(rows, indent=1))
         return 0
     for r in rows:
@@ -52,8 +63,8 @@ def _cmd_run(args) -> int:
 
     checks = select(args.suite, args.only)
     if not checks:
-        print(f"no check matches suite={args.suite!r} only={args.only!r}", file=sys.stderr)
-        return 2
+        raise RelucheckInputError(f"--only {args.only!r}: no check of suite {args.suite!r} matches; "
+                                  "`relucheck list` shows the check ids")
     out = prepare_out_dir(args.out)  # before anything is computed
     journal = Journal(out)
     params = run_parameters(args.suite, args.only, args.seed, args.mutate)
@@ -86,7 +97,7 @@ def _cmd_run(args) -> int:
     if interrupted:
         print(f"relucheck: interrupted: {len(records)} of {len(ids)} records kept in {journal.path}; "
               "`relucheck run --resume` with the same options runs the rest", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     return exit_code(records)
 
 
@@ -104,13 +115,15 @@ def _cmd_show(args) -> int:
         st = get_statement(args.id)
         check_ids = checks_of_statement(st.id)
     else:
-        raise RelucheckInputError(f"unknown check or statement id {args.id!r}; `relucheck list` shows the ids")
+        raise RelucheckInputError(f"ID {args.id!r}: unknown check or statement id; `relucheck list` shows the ids")
     print(st.to_markdown(check_ids))
     results_path = Path(args.results)
     latest = {}
     if results_path.exists():
-        for rec in json.loads(results_path.read_text()):
-            if rec.get("check") in check_ids:
+        from .results_file import load_results
+
+        for rec in load_results(results_path):
+            if rec["check"] in check_ids:
                 latest[rec["id"]] = rec
     for cid in check_ids:
         chk = checks[cid]
@@ -126,7 +139,10 @@ def _cmd_show(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .arguments import apply_shared
+
     parser = argparse.ArgumentParser(prog="relucheck", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("list", help="statements with their checks")
@@ -147,24 +163,65 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="a statement or check, its formula and its latest results")
     p.add_argument("id")
-    p.add_argument("--results", default=f"{DEFAULT_OUT}/results.json")
+    p.add_argument("--results", default=f"{DEFAULT_OUT}/results.json", help="a results.json written by `run`")
     p.set_defaults(func=_cmd_show)
 
     from . import commands
 
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
         importlib.import_module(f"{commands.__name__}.{info.name}").register(sub)
+    apply_shared(sub)
+    for p in sub.choices.values():  # --debug also after the command name; SUPPRESS keeps the global one
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="print the traceback of an error")
     return parser
 
 
-def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush cannot fail again."""
     try:
-        return int(args.func(args) or 0)
-    except (RelucheckInputError, KeyError, FileNotFoundError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"relucheck: error: {msg}", file=sys.stderr)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (tests capturing it)
+        pass
+
+
+def main(argv=None) -> int:
+    """Run one command; the error boundary of every command (module docstring)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_PIPE_CLOSED
+    except KeyboardInterrupt:
+        if debug:
+            traceback.print_exc()
+        print("relucheck: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (RelucheckInputError, OSError) as exc:  # bad input, or a file that cannot be read or written
+        if debug:
+            traceback.print_exc()
+        if isinstance(exc, OSError):
+            where = f"{exc.filename}: " if exc.filename is not None else ""
+            message = f"{where}{exc.strerror or exc}"
+        else:
+            message = exc.args[0] if exc.args else type(exc).__name__
+        print(f"relucheck: error: {_one_line(message)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the boundary: a bug is reported, never shown as a verdict
+        if debug:
+            traceback.print_exc()
+        kind = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
+        print(f"relucheck: internal error: {_one_line(f'{kind}: {exc}')[:500]}; rerun with --debug for the "
+              "traceback and please report it", file=sys.stderr)
         return 2
 
 

@@ -58,7 +58,7 @@ def test_non_orthonormal_inputs_rejected_naming_assumption_1(tmp_path):
 def test_missing_field_and_bad_json(tmp_path):
     p = tmp_path / "x.json"
     p.write_text('{"inputs": [[1]]}')
-    with pytest.raises(RelucheckInputError, match="missing field"):
+    with pytest.raises(RelucheckInputError, match="fields .* are missing"):
         load_instance(p)
     p.write_text("{not json")
     with pytest.raises(RelucheckInputError, match="not valid JSON"):

@@ -165,5 +165,5 @@ def test_command_json_and_errors(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"inputs": [[1, 2]]}))
     assert main(["extremal-vectors", str(bad)]) == 2
-    assert "missing field(s) ['labels']" in capsys.readouterr().err
+    assert "field 'labels' is missing" in capsys.readouterr().err
     assert main(["extremal-vectors", str(tmp_path / "none.json")]) == 2

@@ -198,7 +198,8 @@ def test_cli_limit_process_warns_on_ties_and_refuses_non_orthonormal(tmp_path, c
     assert json.loads(captured.out)["ties"][0]["neurons"] == [0, 1]
     bad = _write(tmp_path, [[1, 0], [0.6, 0.8]], [1, 2], [[1, 0]], [1], "bad.json")
     assert main(["limit-process", bad]) == 2
-    assert "relucheck: error: Assumption 1 (orthonormal inputs" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("relucheck: error: instance file") and "bad.json: Assumption 1 (orthonormal inputs" in err
 
 
 @pytest.mark.full

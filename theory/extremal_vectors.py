@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from relucheck.numerics.errors import RelucheckInputError
@@ -81,11 +82,47 @@ def sup_deviation_2d(X, y, target) -> float:
 
 # -- exact integer representation ------------------------------------------------------------------
 def _to_int(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Exact integers N and a shift s with values = N · 2^{−s} (float64 values are dyadic rationals)."""
+    """Exact integers N without a common factor 2 and a shift s (of either sign) with values = N · 2^{−s}.
+
+    float64 values are dyadic rationals p'·2^e (p' odd); s = max(−e) makes every N an integer, and the
+    integers are the same for data that differ by a power-of-two scale: this is the normalization that
+    makes the enumeration scale-invariant (entries of 1e-170 or 1e170 give integers of ~53 bits, as 1 does).
+    """
     fr = [Fraction(float(v)) for v in values.ravel()]
-    s = max((f.denominator.bit_length() - 1 for f in fr), default=0)
-    ints = np.array([f.numerator * (1 << s) // f.denominator for f in fr], dtype=object)
+    s = max((f.denominator.bit_length() - 1 - _twos(f.numerator) for f in fr if f), default=0)
+    scale = Fraction(2) ** s
+    ints = np.array([int(f * scale) for f in fr], dtype=object)
     return ints.reshape(values.shape), s
+
+
+def _twos(p: int) -> int:
+    """The exponent of the largest power of two dividing the non-zero integer p."""
+    return (p & -p).bit_length() - 1
+
+
+def _floats(rows, d: int) -> np.ndarray:
+    """Float images of integer rows, all divided by one power of two 2^E (E = the largest bit length).
+
+    Nothing overflows whatever the integers' size; each entry is correctly rounded (Python's int / int),
+    hence exact for the ≤ 53-bit integers of the data, with an absolute error ≤ 2^-1075 only where an entry
+    is below 2^-1022 times the largest. Signs of dot products do not change under the common positive scale.
+    """
+    flat = [int(c) for row in rows for c in row]
+    top = 1 << max((abs(c).bit_length() for c in flat), default=0)
+    return np.array([c / top for c in flat], dtype=float).reshape(len(rows), d)
+
+
+def _decimal(value: Fraction, digits: int) -> str:
+    """An exact rational as a decimal with ``digits`` significant digits, at any exponent (mpmath)."""
+    with mpmath.workdps(digits + 10):
+        return mpmath.nstr(mpmath.mpf(value.numerator) / value.denominator, digits)
+
+
+def _nearest_float(value: Fraction) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _sign(v) -> int:
@@ -112,7 +149,10 @@ class ExtremalVector:
     """One non-zero extremal vector: unit direction w, vector D ∈ 𝒟_n(w) ∩ ℝw, type 'max' or 'min'.
 
     ``face`` says where w lies: 'cell' (no tie), 'edge' or 'vertex' (Clarke set is a segment or a
-    zonotope there); ``ties`` are the indices k with ⟨w,x_k⟩ = 0.
+    zonotope there); ``ties`` are the indices k with ⟨w,x_k⟩ = 0. ``exact`` is D as exact rationals;
+    ``vector`` is D rounded to float64, which holds it faithfully unless the data's scale puts a component
+    outside float64's normal range (``in_float64_range`` says; e.g. inputs and labels of size 1e-170 give
+    |D| ≈ 1e-340).
     """
 
     direction: np.ndarray
@@ -120,13 +160,25 @@ class ExtremalVector:
     type: str
     face: str
     ties: tuple[int, ...]
+    exact: tuple = ()
+
+    @property
+    def in_float64_range(self) -> bool:
+        return all(c == 0 or (math.isfinite(v) and abs(v) >= FLOAT64_TINY) for c, v in zip(self.exact, self.vector))
+
+    def decimal(self, digits: int = 17) -> list[str]:
+        """D's components as decimal strings, correct at any exponent."""
+        return [_decimal(c, digits) for c in self.exact]
 
     def to_json(self) -> dict:
-        return {"direction": [float(c) for c in self.direction], "vector": [float(c) for c in self.vector],
+        """``vector`` holds floats, or decimal strings (17 digits) when a component is outside float64's range."""
+        vector = [float(c) for c in self.vector] if self.in_float64_range else self.decimal()
+        return {"direction": [float(c) for c in self.direction], "vector": vector,
                 "type": self.type, "face": self.face, "ties": list(self.ties)}
 
 
 U = 2.0**-53  # unit roundoff of float64
+FLOAT64_TINY = 2.2250738585072014e-308  # smallest normal float64: below it a float loses relative precision
 
 
 class _Arrangement:
@@ -146,18 +198,17 @@ class _Arrangement:
         Xi, self.sx = _to_int(X)
         yi, self.sy = _to_int(y)
         self.X = [tuple(row) for row in Xi]
-        self.Xf = np.array([[float(c) for c in row] for row in Xi])  # exact: x · 2^sx is a float64
+        self.Xf = _floats(self.X, self.d)  # x · 2^sx / 2^E: exact (see _floats)
         self.absXf = np.abs(self.Xf)
         self.yx = [tuple(yk * c for c in row) for yk, row in zip(yi, Xi)]  # y_k x_k · 2^{sx+sy}
         self.yx_obj = np.array(self.yx, dtype=object).reshape(self.n, self.d)
-        self.YXf = np.array([[float(c) for c in row] for row in self.yx]).reshape(self.n, self.d)
+        self.YXf = _floats(self.yx, self.d)
         self.nonzero = np.array([any(x) for x in self.X])
 
     # -- exact helpers ---------------------------------------------------------------------------
     def pattern(self, w) -> np.ndarray:
         """sign⟨w, x_k⟩ (int8, length n) for an integer vector w, exactly (filtered)."""
-        wf = np.array([float(c) for c in w])
-        return self._filtered(wf[None, :], np.zeros((1, self.d)), [w])[0]
+        return self._filtered(_floats([w], self.d), np.zeros((1, self.d)), [w])[0]
 
     def _filtered(self, Wf, errW, exact_rows) -> np.ndarray:
         """Signs of Wf @ Xfᵀ; Wf approximates integer rows (``exact_rows`` gives them lazily) within errW."""
@@ -233,11 +284,12 @@ class _Arrangement:
         g = _dot(self.D_of(active), w)  # n‖w‖ G_n(w̄) · 2^{sx+sy}
         if g == 0:
             return None  # the zero vector: extremal but not listed
-        wf = np.array([float(c) for c in w])
+        wf = _floats([w], self.d)[0]
         wf /= np.linalg.norm(wf)
-        den = self.n * _dot(w, w) << (self.sx + self.sy)
-        vec = np.array([float(Fraction(g * c, den)) for c in w])  # D = G_n(w̄) w̄ = ⟨D_A, w⟩ w/(n‖w‖²), rounded once
-        return ExtremalVector(wf, vec, "max" if g > 0 else "min", face, ties)
+        unit = Fraction(2) ** -(self.sx + self.sy) / (self.n * _dot(w, w))
+        exact = tuple(g * c * unit for c in w)  # D = G_n(w̄) w̄ = ⟨D_A, w⟩ w/(n‖w‖²), in the data's units
+        vec = np.array([_nearest_float(c) for c in exact])  # rounded once
+        return ExtremalVector(wf, vec, "max" if g > 0 else "min", face, ties, exact)
 
     # -- faces -------------------------------------------------------------------------------------
     def faces(self):
@@ -245,7 +297,7 @@ class _Arrangement:
         verts, real = self.vertices()
         if not verts:
             return [], [], np.zeros((0, self.n), np.int8), {}, {}
-        Vf = np.array([[float(c) for c in v] for v in verts])
+        Vf = _floats(verts, self.d)
         pats = self._filtered(Vf, np.zeros_like(Vf), verts)
         cells, edges = {}, {}
         for v, is_real, pat in zip(verts, real, pats):
@@ -351,7 +403,7 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
                 DA = arr.D_of(M[i] > 0)
                 k2, d2 = _dot(x, x), _dot(DA, x)
                 record(_canonical(tuple(sgn * (k2 * a - d2 * b) for a, b in zip(DA, x))), "edge", M[i])
-    return sorted(found.values(), key=lambda e: (e.type != "max", -float(np.linalg.norm(e.vector))))
+    return sorted(found.values(), key=lambda e: (e.type != "max", -sum(c * c for c in e.exact)))
 
 
 def cover_count(n: int, d: int) -> int:

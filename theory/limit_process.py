@@ -21,6 +21,7 @@ import numpy as np
 import sympy
 
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.instances import DATA_BOUND_REASON, DATA_MAX_ABS
 
 RATE_CONSTANT_NOTE = "L = 1/(2n) Σ r² gives rate constant c = 1/n (spec C §1.3, caveat U1)"
 NONZERO_LABELS = "Assumption 4(ii) (non-zero labels y_i ≠ 0)"
@@ -114,6 +115,9 @@ def validate_inputs(labels, signs, activation):
         raise RelucheckInputError(f"labels must be a non-empty 1-D array, got shape {y.shape}")
     if not np.all(np.isfinite(y)):
         raise RelucheckInputError(f"labels must be finite; non-finite label at index {int(np.flatnonzero(~np.isfinite(y))[0])}")
+    if np.max(np.abs(y)) > DATA_MAX_ABS:  # y² and ‖y_S‖² are formed below: overflow would give inf, not an answer
+        k = int(np.argmax(np.abs(y)))
+        raise RelucheckInputError(f"labels: |y_i| must be ≤ {DATA_MAX_ABS:g} ({DATA_BOUND_REASON}), got y_{k} = {y[k]:.6g}")
     if np.any(y == 0):
         raise HypothesisViolation(NONZERO_LABELS, f"label {int(np.flatnonzero(y == 0)[0])} is 0")
     if s.ndim != 1 or s.size == 0 or not np.all(np.isin(s, (-1.0, 1.0))):

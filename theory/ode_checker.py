@@ -23,28 +23,20 @@ random point to rounding) and the integration agrees within its tolerance; ``inc
 otherwise (e.g. every sample point outside the candidate's domain, or the integration
 disagreeing with a zero residual).
 
-Safety: strings are never passed to ``sympify`` (which evaluates Python). Each string is
-tokenized first and only numbers, the operators ``+ - * / ^ ** ( ) ,`` and the declared names
-(time, states, parameters) plus a fixed list of mathematical functions are accepted; then
-``parse_expr`` runs with those names as its only namespace. Anything else (attributes, dunder
-names, strings, brackets, keywords) is a `RelucheckInputError` naming the field.
+Verdicts are reached within a budget (`check_ode_within_budget`): a wall-clock time and a memory
+allowance for the whole decision, after which the verdict is ``inconclusive`` ("budget exceeded"), never
+a hang. Parsing and its safety limits are in `theory.ode_problem`.
 """
 from __future__ import annotations
-
-import io
-import keyword
-import math
-import multiprocessing
-import tokenize
-from dataclasses import dataclass
 
 import mpmath
 import numpy as np
 import sympy as sp
 from scipy.integrate import solve_ivp
-from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr
 
-from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.budget import BudgetExceeded, run_with_budget
+
+from .ode_problem import OdeProblem, parse_problem, safe_parse  # noqa: F401 - parse_problem, safe_parse: public here too
 
 DPS = 50
 ZERO_RELATIVE = 10.0 ** -(DPS - 20)  # an exact solution's residual: rounding at DPS digits, 20 lost to cancellation
@@ -53,126 +45,6 @@ POINTS = 24
 RTOL = 1e-13
 INTEGRATION_DRAWS = 3
 GRID = 41
-
-FUNCTIONS = {
-    "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
-    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
-    "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "Abs": sp.Abs, "abs": sp.Abs,
-}
-CONSTANTS = {"pi": sp.pi, "E": sp.E}
-_NUMBER_CLASSES = {"Integer": sp.Integer, "Float": sp.Float, "Rational": sp.Rational}
-_OPERATORS = {"+", "-", "*", "/", "^", "**", "(", ")", ","}
-_RESERVED = set(FUNCTIONS) | set(CONSTANTS) | set(_NUMBER_CLASSES) | {"Symbol"}
-
-
-@dataclass
-class OdeProblem:
-    time: sp.Symbol
-    state: tuple
-    parameters: dict  # Symbol -> (low, high)
-    equations: dict  # state Symbol -> rhs
-    initial: dict  # state Symbol -> value
-    solution: dict  # state Symbol -> candidate
-    time_span: tuple = (0.0, 1.0)
-
-
-def _name(value, field: str) -> str:
-    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value) or value.startswith("_"):
-        raise RelucheckInputError(f"field '{field}': {value!r} is not a valid name (an identifier not starting with '_')")
-    if value in _RESERVED:
-        raise RelucheckInputError(f"field '{field}': the name {value!r} is reserved for a function or constant")
-    return value
-
-
-def safe_parse(text, field: str, names: dict) -> sp.Expr:
-    """Parse one expression string using only ``names`` (plus numbers, operators, FUNCTIONS, CONSTANTS)."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool) and math.isfinite(text):
-        text = repr(text)
-    if not isinstance(text, str) or not text.strip():
-        raise RelucheckInputError(f"field '{field}': expected an expression string, got {text!r}")
-    allowed = {**names, **FUNCTIONS, **CONSTANTS}
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
-        raise RelucheckInputError(f"field '{field}': cannot tokenize {text!r} ({exc})") from None
-    for tok in tokens:
-        if tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER):
-            continue
-        if tok.type == tokenize.NUMBER:
-            if tok.string.lower().endswith("j"):
-                raise RelucheckInputError(f"field '{field}': complex literal {tok.string!r} not allowed")
-            continue
-        if tok.type == tokenize.NAME:
-            if tok.string not in allowed:
-                raise RelucheckInputError(f"field '{field}': unknown name {tok.string!r} in {text!r}; allowed are the "
-                                          f"declared time, states and parameters and {sorted(FUNCTIONS) + sorted(CONSTANTS)}")
-            continue
-        if tok.type == tokenize.OP and tok.string in _OPERATORS:
-            continue
-        raise RelucheckInputError(f"field '{field}': token {tok.string!r} not allowed in {text!r}")
-    try:
-        expr = parse_expr(text, local_dict=dict(allowed), global_dict=dict(_NUMBER_CLASSES),
-                          transformations=(auto_number, convert_xor), evaluate=True)
-    except Exception as exc:  # any parser failure is bad input in this field
-        raise RelucheckInputError(f"field '{field}': cannot parse {text!r} ({type(exc).__name__}: {exc})") from None
-    if not isinstance(expr, sp.Expr) or isinstance(expr, sp.Tuple):
-        raise RelucheckInputError(f"field '{field}': {text!r} is not a single expression")
-    return expr
-
-
-def _interval(value, field: str) -> tuple[float, float]:
-    try:
-        low, high = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise RelucheckInputError(f"field '{field}': expected [low, high] numbers, got {value!r}") from None
-    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
-        raise RelucheckInputError(f"field '{field}': need finite low ≤ high, got [{low}, {high}]")
-    return low, high
-
-
-def parse_problem(data) -> OdeProblem:
-    """An `OdeProblem` from the JSON object of `relucheck check-ode` (errors name the offending field)."""
-    if not isinstance(data, dict):
-        raise RelucheckInputError("the ODE file must hold a JSON object")
-    for key in ("time", "state", "equations", "initial", "solution"):
-        if key not in data:
-            raise RelucheckInputError(f"field '{key}' is missing")
-    unknown = set(data) - {"time", "state", "parameters", "equations", "initial", "solution", "time_span", "meta"}
-    if unknown:
-        raise RelucheckInputError(f"unknown field(s) {sorted(unknown)}")
-    span = _interval(data.get("time_span", [0, 1]), "time_span")
-    if span[0] != 0 or span[1] <= 0:
-        raise RelucheckInputError(f"field 'time_span': must be [0, T] with T > 0, got {list(span)}")
-    t = sp.Symbol(_name(data["time"], "time"), real=True, nonnegative=True)
-    if not isinstance(data["state"], list) or not data["state"]:
-        raise RelucheckInputError("field 'state': expected a non-empty list of names")
-    state_names = [_name(s, "state") for s in data["state"]]
-    params_in = data.get("parameters", {})
-    if not isinstance(params_in, dict):
-        raise RelucheckInputError("field 'parameters': expected an object name → [low, high]")
-    params = {}
-    for name, rng in params_in.items():
-        low, high = _interval(rng, f"parameters.{name}")
-        assumptions = {"positive": True} if low > 0 else {"real": True}
-        params[sp.Symbol(_name(name, "parameters"), **assumptions)] = (low, high)
-    all_names = [t.name, *state_names, *(s.name for s in params)]
-    if len(set(all_names)) != len(all_names):
-        raise RelucheckInputError(f"time, state and parameter names must be distinct, got {all_names}")
-    states = tuple(sp.Symbol(s, real=True) for s in state_names)
-    base = {t.name: t, **{s.name: s for s in params}}
-    with_state = {**base, **{s.name: s for s in states}}
-
-    def per_state(key, names):
-        block = data[key]
-        if not isinstance(block, dict) or set(block) != set(state_names):
-            raise RelucheckInputError(f"field '{key}': expected one entry per state {state_names}, got "
-                                      f"{sorted(block) if isinstance(block, dict) else block!r}")
-        return {s: safe_parse(block[s.name], f"{key}.{s.name}", names) for s in states}
-
-    equations = per_state("equations", with_state)
-    initial = per_state("initial", {s.name: s for s in params})
-    solution = per_state("solution", base)
-    return OdeProblem(t, states, params, equations, initial, solution, span)
 
 
 # -- evidence --------------------------------------------------------------------------------------
@@ -189,33 +61,28 @@ def _expensive_simplify(expr) -> sp.Expr:
     return sp.simplify(out)
 
 
-def _child(conn, expr):  # pragma: no cover - runs in a forked process
-    try:
-        out = _expensive_simplify(expr)
-        conn.send((out == 0, sp.sstr(out)))
-    except Exception:  # no proof, the parent falls back to the points
-        conn.send(None)
+def _expensive_zero(expr) -> tuple[bool, str]:  # pragma: no cover - runs in a forked process
+    out = _expensive_simplify(expr)
+    return out == 0, sp.sstr(out)
 
 
 def simplify_to_zero(expr, seconds: float = SIMPLIFY_SECONDS) -> tuple[bool, str]:
     """(proven zero, the simplest form found as text) within ``seconds``; ``cancel`` first, in process.
 
     SymPy's simplification has no time limit of its own, so the expensive part runs in a forked
-    process that is terminated after ``seconds``; the residual is then judged at the random points.
+    process (`numerics.budget`) that is killed after ``seconds``; the residual is then judged at the
+    random points. A failure of the simplification is no proof either way.
     """
     out = sp.cancel(expr)
     if out == 0:
         return True, "0"
-    ctx = multiprocessing.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, expr), daemon=True)
-    proc.start()
-    found = parent.recv() if parent.poll(seconds) else None
-    proc.terminate()
-    proc.join()
-    if found is None:
-        return False, f"(not simplified within {seconds:g} s) {sp.sstr(out)}"
-    return found[0], "0" if found[0] else found[1]
+    try:
+        zero, text = run_with_budget(_expensive_zero, (expr,), seconds=seconds)
+    except BudgetExceeded as exc:
+        return False, f"(not simplified: {exc}) {sp.sstr(out)}"
+    except Exception as exc:  # noqa: BLE001 - SymPy's failures are many; the points decide instead
+        return False, f"(simplification failed: {type(exc).__name__}) {sp.sstr(out)}"
+    return zero, "0" if zero else text
 
 
 def _points(problem: OdeProblem, count: int, seed) -> list[dict]:
@@ -352,3 +219,19 @@ def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
     return {"status": status, "message": message, "initial": initial, "residuals": residuals, "integration": integ,
             "precision": f"mpmath {DPS} digits at {POINTS} seeded random points (seed {seed})",
             "thresholds": {"zero_relative": ZERO_RELATIVE, "nonzero_relative": NONZERO_RELATIVE}}
+
+
+def check_ode_within_budget(problem: OdeProblem, seed: int, *, seconds: float, memory_bytes: int | None) -> dict:
+    """`check_ode` in a child process limited to ``seconds`` and ``memory_bytes`` (`numerics.budget`).
+
+    Beyond the budget the verdict is ``inconclusive`` with the message "budget exceeded: …" and no evidence.
+    """
+    try:
+        return run_with_budget(check_ode, (problem, seed), seconds=seconds, memory_bytes=memory_bytes)
+    except BudgetExceeded as exc:
+        limits = {"seconds": seconds, "memory_bytes": memory_bytes, "exceeded": exc.kind}
+        return {"status": "inconclusive", "message": f"budget exceeded: {exc}", "initial": {}, "residuals": {},
+                "integration": {"max_discrepancy": None, "tolerance": None, "draws": 0, "skipped_draws": 0,
+                                "method": "not run (budget exceeded)", "tolerance_reason": ""},
+                "precision": f"mpmath {DPS} digits (seed {seed})", "budget": limits,
+                "thresholds": {"zero_relative": ZERO_RELATIVE, "nonzero_relative": NONZERO_RELATIVE}}

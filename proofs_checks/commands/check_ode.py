@@ -1,34 +1,36 @@
-"""`relucheck check-ode FILE.json [--json] [--seed N]`: does a candidate closed form solve an ODE?
+"""`relucheck check-ode FILE.json [--json] [--seed N] [--budget SECONDS] [--memory MIB]`: does a candidate
+closed form solve an ODE?
 
-The file format and the three kinds of evidence are described in `theory.ode_checker`; examples
-are in examples/ode/. Exit codes: 0 verified, 1 refuted **or inconclusive** (a closed form that
-could not be confirmed is not reported as a success; the message says which), 2 bad input.
+The file format and its safety limits are in `theory.ode_problem`, the three kinds of evidence in
+`theory.ode_checker`; examples are in examples/ode/. The decision runs within a time and memory budget;
+beyond it the verdict is inconclusive ("budget exceeded"). Exit codes: 0 verified, 1 refuted,
+2 bad input (or an error), 3 inconclusive (a closed form that could not be confirmed is not a success,
+and not a refutation either; the message says why).
 """
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.schema import read_json_file
 from relucheck.proofs_checks.report import fmt_number
+
+from ..arguments import memory_mib, seconds
+
+EXIT_CODES = {"verified": 0, "refuted": 1, "inconclusive": 3}
+DECISION_SECONDS = 120.0  # default time budget: the examples take 1–3 s, the simplification ≤ 20 s per expression
+DECISION_MEMORY_MIB = 1024  # default memory allowance beyond what the process holds when the decision starts
 
 
 def _run(args) -> int:
-    from relucheck.theory.ode_checker import check_ode, parse_problem
+    from relucheck.theory.ode_checker import check_ode_within_budget, parse_problem
 
-    path = Path(args.file)
-    if not path.exists():
-        raise RelucheckInputError(f"no such file: {path}")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise RelucheckInputError(f"{path}: not valid JSON ({exc})") from None
-    result = check_ode(parse_problem(data), seed=args.seed)
+    problem = parse_problem(read_json_file(args.file, "ODE"), f"ODE file {args.file}")
+    result = check_ode_within_budget(problem, args.seed, seconds=args.budget, memory_bytes=args.memory * 2**20)
     if args.json:
         print(json.dumps(result, indent=1))
     else:
-        print(f"{path.name}: {result['status']} — {result['message']}")
+        print(f"{args.file}: {result['status']} — {result['message']}")
         for kind in ("initial", "residuals"):
             for name, rec in result[kind].items():
                 worst = rec["max_relative_at_points"]
@@ -42,13 +44,18 @@ def _run(args) -> int:
             numbers = "no parameter draw could be integrated"
         print(f"  integration ({integ['method']}, {integ['draws']} draws): {numbers}")
     if result["status"] == "inconclusive":
-        print("inconclusive: exit code 1 (not confirmed)", file=sys.stderr)
-    return 0 if result["status"] == "verified" else 1
+        print(f"relucheck: inconclusive (exit code 3): {result['message']}", file=sys.stderr)
+    return EXIT_CODES[result["status"]]
 
 
 def register(sub) -> None:
-    p = sub.add_parser("check-ode", help="check a candidate closed-form solution of an ODE (JSON file)")
+    p = sub.add_parser("check-ode", help="check a candidate closed-form solution of an ODE (JSON file); "
+                                         "exit 0 verified, 1 refuted, 2 error, 3 inconclusive")
     p.add_argument("file", help="JSON with time, state, parameters, equations, initial, solution [, time_span]")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.add_argument("--seed", type=int, default=0, help="seed of the random evaluation points")
+    p.add_argument("--budget", type=seconds, default=DECISION_SECONDS, metavar="SECONDS",
+                   help=f"time budget of the decision (default {DECISION_SECONDS:g}); beyond it: inconclusive")
+    p.add_argument("--memory", type=memory_mib, default=DECISION_MEMORY_MIB, metavar="MIB",
+                   help=f"memory budget of the decision in MiB (default {DECISION_MEMORY_MIB})")
     p.set_defaults(func=_run)

@@ -16,8 +16,11 @@ from relucheck.numerics.errors import RelucheckInputError
 def _run(args) -> int:
     if not args.paper and not args.appendix:
         raise RelucheckInputError("report: give --paper A|B|C, --appendix, or both")
+    from ..journal import prepare_out_dir
+
+    prepare_out_dir(args.out)  # a file, or a directory that cannot be created or written: exit 2 before computing
     if args.appendix:
-        from ..appendix import load_results
+        from ..results_file import load_results
 
         load_results(args.results)  # a missing or malformed results file is exit 2 before any computation
     paths: list[Path] = []

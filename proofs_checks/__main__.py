@@ -1,0 +1,6 @@
+"""`python -m relucheck.proofs_checks`: the relucheck command line (`relucheck.proofs_checks.cli`)."""
+import sys
+
+from relucheck.proofs_checks.cli import main
+
+sys.exit(main())

@@ -1,0 +1,103 @@
+"""Validators (argparse ``type=``) for the command line's numbers and paths, with the reason of each bound.
+
+A bad value makes argparse exit with status 2 and the message ``argument --seed: <condition>, got '-1'``.
+`SHARED` gives every option of the same name the same rule in every command: `apply_shared` sets it on
+each subcommand after the commands have registered (so `flow`, `run`, `report`, `check-ode` … agree on
+what a seed, a λ, a precision or a budget is). Output directories (``--out``) are checked by
+`proofs_checks.journal.prepare_out_dir` before anything is computed.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any integer ≥ 0; int64 keeps it exact in results.csv and JSON readers
+MAX_SECONDS = 86400.0  # a budget longer than a day is a typo, not a plan
+MIN_MEMORY_MIB, MAX_MEMORY_MIB = 64, 2**20  # below 64 MiB SymPy cannot start a simplification; 1 TiB is no limit
+# --precision D: the precision guard reruns at 2·D digits, each mpmath operation costs ≳ D² and the limb
+# kernel's work arrays grow as D³ (≈ 0.7 GB at 2000 digits; 100000 digits would need 78 TiB).
+MAX_DIGITS = 1000
+MAX_HORIZON = 1e6  # accelerated time τ: Algorithm 1's jumps are at τ = O(1) … O(n); 1e6 is far beyond any
+
+
+def _fail(condition: str, text: str):
+    raise argparse.ArgumentTypeError(f"{condition}, got {text!r}")
+
+
+def _integer(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        _fail(f"must be {what}", text)
+
+
+def _positive(text: str, what: str, high: float) -> float:
+    """A finite float in (0, high]."""
+    try:
+        value = float(text)
+    except ValueError:
+        _fail(f"must be {what}", text)
+    if not math.isfinite(value):
+        _fail(f"must be {what} (finite)", text)
+    if not 0 < value <= high:
+        _fail(f"must be {what} in (0, {high:g}]", text)
+    return value
+
+
+def seed(text: str) -> int:
+    value = _integer(text, "an integer seed ≥ 0")
+    if not 0 <= value <= MAX_SEED:
+        _fail("must be an integer in [0, 2^63 − 1] (numpy seeds are non-negative)", text)
+    return value
+
+
+def seconds(text: str) -> float:
+    return _positive(text, "a number of seconds", MAX_SECONDS)
+
+
+def memory_mib(text: str) -> int:
+    value = _integer(text, "an integer number of MiB")
+    if not MIN_MEMORY_MIB <= value <= MAX_MEMORY_MIB:
+        _fail(f"must be in [{MIN_MEMORY_MIB}, {MAX_MEMORY_MIB}] MiB", text)
+    return value
+
+
+def digits(text: str) -> int:
+    from relucheck.numerics.mp_arrays import MIN_DIGITS
+
+    value = _integer(text, "an integer number of decimal digits")
+    if not MIN_DIGITS <= value <= MAX_DIGITS:
+        _fail(f"must be in [{MIN_DIGITS}, {MAX_DIGITS}] digits (below {MIN_DIGITS} use a float64 engine; above "
+              f"{MAX_DIGITS} the guard's rerun at twice the digits needs hours and gigabytes)", text)
+    return value
+
+
+def init_scale(text: str) -> str:
+    """λ ∈ (0, 1) as a decimal string (kept as text: "1e-1000" is below float64's range)."""
+    from relucheck.numerics.errors import RelucheckInputError
+    from relucheck.numerics.scale import InitScale
+
+    try:
+        scale = InitScale(text.strip())
+    except RelucheckInputError:
+        _fail("must be a decimal number in (0, 1), e.g. 1e-40", text)
+    if not scale.mpf() < 1:
+        _fail("must be < 1 (accelerated time τ = t / ln(1/λ) needs ln(1/λ) > 0)", text)
+    return scale.text
+
+
+def horizon(text: str) -> float:
+    return _positive(text, "an accelerated time", MAX_HORIZON)
+
+
+SHARED = {"--seed": seed, "--lam": init_scale, "--precision": digits, "--horizon": horizon, "--budget": seconds,
+          "--memory": memory_mib}
+
+
+def apply_shared(subparsers) -> None:
+    """Give every subcommand option named in `SHARED` its validator (the same rule in every command)."""
+    for parser in subparsers.choices.values():
+        for action in parser._actions:
+            for option in action.option_strings:
+                if option in SHARED:
+                    action.type = SHARED[option]
