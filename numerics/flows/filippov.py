@@ -219,7 +219,7 @@ def _complementarity(b, G, r, sign, slack, floor, prefer):
     With v = η∘r the problem is a box problem in v with the symmetric G: w = s(b + G v), v_k between 0 and r_k. An
     *attractive* datum (s r_k < 0: activating it pushes it down) meets exactly the optimality conditions of the
     convex quadratic ½ vᵀGv + bᵀv on its box, so given the others its weights are the unique minimiser
-    (scipy.optimize.lsq_linear, bounded-variable least squares on Gᴬ's Cholesky factor). A *repulsive* datum (s r_k ≥ 0)
+    (scipy.optimize.lsq_linear, bounded-variable least squares on a square root of G). A *repulsive* datum (s r_k ≥ 0)
     cannot slide stably (gradient descent leaves a repelling kink): it is held at 0 or 1, starting from the side it
     prefers, and the most violated one flips until every condition holds. The assignment is then checked in the
     arrays' own arithmetic (`_consistent`: mpmath numbers stay exact)."""
