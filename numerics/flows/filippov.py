@@ -256,6 +256,10 @@ def _box_minimiser(G, b, r, eta, free):
     held = [q for q in range(len(b)) if q not in free]
     c = b[free] + (G[np.ix_(free, held)] @ (eta[held] * r[held]) if held else 0.0)
     GF = G[np.ix_(free, free)]
+    if len(free) == 1:  # one datum: the minimiser of ½ G v² + c v on [lo, hi] is the clipped −c/G
+        q = free[0]
+        v = float(np.clip(-c[0] / GF[0, 0], min(0.0, r[q]), max(0.0, r[q]))) if GF[0, 0] > 0 else 0.0
+        return np.array([v / r[q]])
     w, U = np.linalg.eigh(GF)  # G_FF = U diag(w) Uᵀ, positive semi-definite
     w = np.maximum(w, 0.0)
     root = np.sqrt(w)

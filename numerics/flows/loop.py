@@ -135,7 +135,8 @@ class _Run:
         st, p = self.stepper, self.problem
         Z = np.asarray(view.Z, dtype=float) if view.Z.dtype != object else view.Z
         V = None
-        ii, jj = np.nonzero(~pattern.slide & np.where(pattern.act, Z < 0, Z > 0))
+        # (an inactive component of a datum orthogonal to all others is never pushed: it cannot be driven across)
+        ii, jj = np.nonzero(~pattern.slide & np.where(pattern.act, Z < 0, (Z > 0) & self.crosstalk[:, None]))
         if ii.size:
             V = pattern.effective_residuals(view.r)
             if view.Z.dtype == object:
