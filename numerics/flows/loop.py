@@ -92,8 +92,11 @@ class _Run:
         for (i, j) in list(self.absorbed):
             if pattern.act[i, j] or pattern.slide[i, j]:
                 del self.absorbed[(i, j)]
-        if previous is not None:
-            for i, j in zip(*np.nonzero(kink), strict=True):
+        if previous is not None:  # every change of side is an event: the kink's decisions, and components that
+            # crossed in the same step as the earliest one and are past the kink by more than its threshold at the
+            # event (an aligned twin neuron's component: its sign decides it)
+            changed = (previous.act != pattern.act) | (previous.slide != pattern.slide)
+            for i, j in zip(*np.nonzero(changed), strict=True):
                 kind = _TRANSITIONS.get((_state_of(previous, i, j), _state_of(pattern, i, j)))
                 if kind is not None:
                     self.events.append(Event(float(st.t), int(j), int(i), kind, exact=st.t))
