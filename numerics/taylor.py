@@ -88,12 +88,13 @@ class TaylorProblem:
         self.y_arb, self.G_arb = to_arb(self.y), to_arb(self.G)
         self.scale_arb, self.cT_arb = _mpf_to_arb(self.scale), _mpf_to_arb(self.cT)
 
-    def coefficients(self, a, Z, act, K: int, effective=None) -> TaylorSeries:
+    def coefficients(self, a, Z, act, K: int, effective=None, sliding=()) -> TaylorSeries:
         """Taylor coefficients 0..K of one step from (a, Z) (object arrays of arb) with active data ``act``.
 
         ``effective`` maps a residual vector r_k (n,) to the effective residuals V_k (n, m) of the segment
         (`numerics.flows.filippov.Pattern.effective_residuals` with its projections in arb); None means V = act ∘ r
-        (no sliding), computed as one tensor product. a, Z may be arb balls (`numerics.arb_enclosure`).
+        (no sliding). V differs from act ∘ r only in the columns of the neurons in ``sliding``: the others' part of
+        Σ_l V_{k−l} a_lᵀ is one tensor product. a, Z may be arb balls (`numerics.arb_enclosure`).
         """
         n, m = Z.shape
         zero = arb(0)
@@ -113,10 +114,9 @@ class TaylorProblem:
             if k == K:
                 break
             da = np.tensordot(AZ[: k + 1], R[k::-1], axes=([0, 1], [0, 1]))  # Σ_l Σ_i (act∘Z)_l,ij r_{k−l},i
-            if effective is None:  # V = act ∘ r: Σ_l V_{k−l} a_lᵀ = act ∘ Σ_l r_{k−l} a_lᵀ, one tensor product
-                outer = np.tensordot(R[k::-1], A[: k + 1], axes=([0], [0])) * actf
-            else:
-                outer = (V[k::-1] * A[: k + 1, None, :]).sum(axis=0)  # Σ_l V_{k−l},ij a_l,j
+            outer = np.tensordot(R[k::-1], A[: k + 1], axes=([0], [0])) * actf  # act ∘ Σ_l r_{k−l} a_lᵀ
+            for j in sliding:  # Σ_l V_{k−l},ij a_l,j where V is not act ∘ r
+                outer[:, j] = V[k::-1, :, j].T @ A[: k + 1, j]
             f = self.cT_arb / (k + 1)
             A[k + 1] = f * da
             BT[k + 1] = f * outer
@@ -156,9 +156,9 @@ class ArbStep:
 
     kernel = "arb"
 
-    def __init__(self, prob: TaylorProblem, a, Z, act, K: int, effective=None):
+    def __init__(self, prob: TaylorProblem, a, Z, act, K: int, effective=None, sliding=()):
         self.prob, self.K = prob, K
-        self.series = prob.coefficients(to_arb(a), to_arb(Z), act, K, effective)
+        self.series = prob.coefficients(to_arb(a), to_arb(Z), act, K, effective, sliding)
         self.A = to_mpf(self.series.A)
 
     def jorba_zou(self, tol, sizes):

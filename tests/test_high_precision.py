@@ -94,7 +94,7 @@ def test_first_coefficient_with_sliding_is_the_field_of_the_effective_residuals(
         pattern = Pattern(act, slide, {0: (np.array([1]), A_idx, P)})
         arb_pattern = Pattern(act, slide, {0: (np.array([1]), A_idx, to_arb(P))})
         prob = TaylorProblem(X, y, conv, 7)
-        series = prob.coefficients(to_arb(to_mp(a)), to_arb(Z), act, 3, arb_pattern.effective_residuals)
+        series = prob.coefficients(to_arb(to_mp(a)), to_arb(Z), act, 3, arb_pattern.effective_residuals, (0,))
         r = pattern_residuals(to_mp(y), to_mp(a), Z, act, conv)
         da, dW = neuron_rates(Xm, pattern.effective_residuals(r), to_mp(a), Wm, conv)
         assert max(abs(u - 7 * v) for u, v in zip(to_mpf(series.A[1]), da, strict=True)) < 1e-25

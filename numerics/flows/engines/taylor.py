@@ -151,7 +151,7 @@ class TaylorStepper(Stepper):
             if self.use_limbs and not self.pattern.slide.any():
                 step, self.h_exp = limb_step(self.prob, self.a, self.Z, act, self.K, self.fmt, self.h_exp)
                 return step, step.jorba_zou(tol, None)
-            step = ArbStep(self.prob, self.a, self.Z, act, self.K, self.effective)
+            step = ArbStep(self.prob, self.a, self.Z, act, self.K, self.effective, tuple(self.pattern.projections))
             return step, step.jorba_zou(tol, neuron_sizes(self.a, self.Z))
 
     def _state_at(self, step, s):
