@@ -1,6 +1,6 @@
 """Benchmarks of issue 4, printed ratios from one run.
 
-1. The Taylor engine (`numerics.taylor.taylor_flow`, limb kernel) against fixed-step classical RK4 in mpmath (the
+1. The flow engine "mpmath" (`numerics.flows`, limb kernel) against fixed-step classical RK4 in mpmath (the
    spec's cross-check recipe, spec C §2.6) on a random orthonormal instance, through Algorithm 1's last jump.
    "Same accuracy": both are judged by the final state's error against a reference Taylor run at ``digits + 10``
    digits. RK4 is probed on the start of the horizon (``--rk4-probe`` of τ_1) with steps doubled until its error
@@ -11,9 +11,12 @@
    ``--kernel-compare F`` also times the limb and arb kernels on the first fraction F of τ_1 (same steps).
 2. The network's field (`numerics.network.field`, n×m×d) with dtype=object arrays of mpmath `mpf` against
    python-flint `arb`, both at 50 digits.
+3. ``--golden``: the golden instance of paper C (C §2.7) at ``--lam`` through Algorithm 1's last jump + 0.5 with
+   engine "mpmath" (wall time, steps, jumps against Algorithm 1) and with engine "float64" (ratio of wall times).
 
     python3 -m bench.bench_high_precision                         # quick: n = 8, m = 4, λ = 1e-100, 30 digits
     python3 -m bench.bench_high_precision --n 16 --m 8 --lam 1e-1000 --digits 30   # the issue's target instance
+    python3 -m bench.bench_high_precision --golden --lam 1e-1000 --digits 60 --skip-engine
 """
 from __future__ import annotations
 
@@ -29,8 +32,8 @@ from flint import arb
 from relucheck.numerics import datasets
 from relucheck.numerics.instances import Instance
 from relucheck.numerics.network import PAPER_C, field
+from relucheck.numerics.flows import FlowProblem, solve
 from relucheck.numerics.mp_arrays import flint_precision, to_mp
-from relucheck.numerics.taylor import taylor_flow
 from relucheck.theory.limit_process import limit_process_of
 
 
@@ -77,9 +80,13 @@ def rk4(inst, lam, tau_end, steps, digits):
 
 
 def taylor(inst, lam, tau_end, digits, kernel="auto"):
-    with mpmath.workdps(digits):
-        a, W, L = initial_state(inst, lam)
-        return taylor_flow(inst.inputs, inst.labels, a, W, tau_end, time_scale=L, digits=digits, kernel=kernel)
+    """Engine "mpmath" to ``tau_end``, the final (a, W) as mpmath numbers (the last sample)."""
+    problem = FlowProblem.from_instance(inst, lam, horizon=tau_end, save_at=(float(tau_end),))
+    return solve(problem, "mpmath", digits=digits, kernel=kernel, exact_samples=True, save_params=True)
+
+
+def final(run):
+    return run.trajectory.a[-1], run.trajectory.W[-1]
 
 
 def state_error(a, W, ref_a, ref_W):
@@ -101,15 +108,15 @@ def bench_engine(args):
     t0 = time.perf_counter()
     run = taylor(inst, args.lam, tau_end, args.digits)
     t_taylor = time.perf_counter() - t0
-    print(f"Taylor (limb kernel): {t_taylor:.2f} s, {run.steps} steps of order {run.order}, {len(run.events)} events, "
-          f"status {run.status}")
+    print(f"Taylor ({run.stats['kernel']} kernel): {t_taylor:.2f} s, {run.stats['steps']} steps of order "
+          f"{run.stats['order']}, {len(run.events)} events, status {run.status.name}")
     if args.kernel_compare:  # the same steps with the python-flint arb kernel, on the first part of the horizon
         part = args.kernel_compare * lp.jumps[0].tau
         times = {}
         for kernel in ("limbs", "arb"):
             t0 = time.perf_counter()
             short = taylor(inst, args.lam, part, args.digits, kernel=kernel)
-            times[kernel] = (time.perf_counter() - t0, short.steps)
+            times[kernel] = (time.perf_counter() - t0, short.stats["steps"])
         print(f"kernels on τ ∈ [0, {part:.3f}]: limbs {times['limbs'][0]:.2f} s ({times['limbs'][1]} steps), arb "
               f"{times['arb'][0]:.2f} s ({times['arb'][1]} steps)")
         print(f"RATIO kernel: arb / limbs = {times['arb'][0] / times['limbs'][0]:.3g}")
@@ -120,7 +127,7 @@ def bench_engine(args):
         t0 = time.perf_counter()
         ref = taylor(inst, args.lam, tau_end, args.digits + 10)
         with mpmath.workdps(args.digits + 10):
-            err_taylor = state_error(run.a_final, run.W_final, ref.a_final, ref.W_final)
+            err_taylor = state_error(*final(run), *final(ref))
         print(f"Taylor final-state error vs a {args.digits + 10}-digit run ({time.perf_counter() - t0:.1f} s): "
               f"{mpmath.nstr(err_taylor, 3)}")
 
@@ -136,7 +143,7 @@ def bench_engine(args):
         a, W = rk4(inst, args.lam, probe_end, steps, args.digits)
         per_step.append((time.perf_counter() - t0) / steps)
         with mpmath.workdps(args.digits + 10):
-            errs.append((steps, float(state_error(a, W, probe_ref.a_final, probe_ref.W_final))))
+            errs.append((steps, float(state_error(a, W, *final(probe_ref)))))
         print(f"RK4 probe τ ∈ [0, {probe_end:.4f}], {steps} steps: error {errs[-1][1]:.3g} "
               f"({per_step[-1] * 1e3:.2f} ms/step)")
         # convergent regime: the error falls faster than first order (RK4 across kinks reaches order ~2, not 4)
@@ -190,6 +197,27 @@ def bench_gradient(args):
     print(f"RATIO gradient: mpmath / arb = {t_mp / t_arb:.3g}")
 
 
+def bench_golden(args):
+    """Golden instance at --lam: engine "mpmath" (--digits) and engine "float64", jumps against Algorithm 1."""
+    from relucheck.proofs_checks.checks.paper_c_flow import golden_instance
+
+    inst = golden_instance()
+    lp = limit_process_of(inst)
+    problem = FlowProblem.from_instance(inst, args.lam, horizon=lp.jumps[-1].tau + 0.5)
+    t0 = time.perf_counter()
+    run = solve(problem, "mpmath", digits=args.digits)
+    t_mp = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ref = solve(problem, "float64")
+    t_64 = time.perf_counter() - t0
+    print(f"golden, λ = {args.lam}, horizon τ = {problem.horizon:.4f}: mpmath {args.digits} digits {t_mp:.2f} s "
+          f"({run.stats['steps']} steps, {run.stats['kernel']} kernel, status {run.status.name}); float64 {t_64:.2f} s "
+          f"({ref.stats['steps']} steps)")
+    print(f"jumps (neuron, τ at {args.digits} digits): {run.stats['jump_taus_mp']}")
+    print(f"Algorithm 1: {[(jp.neuron, jp.tau) for jp in lp.jumps]}; float64: {[(jp.neuron, jp.tau) for jp in ref.jumps]}")
+    print(f"RATIO golden: mpmath / float64 wall time = {t_mp / t_64:.3g}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=8)
@@ -204,12 +232,15 @@ def main():
     parser.add_argument("--kernel-compare", type=float, default=0.0,
                         help="also time the limb and arb kernels on this fraction of τ_1 (0: skip)")
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--golden", action="store_true", help="also time the golden instance at --lam (engines mpmath, float64)")
     parser.add_argument("--skip-engine", action="store_true")
     parser.add_argument("--skip-rk4", action="store_true", help="time the Taylor engine only (no RK4 reference)")
     parser.add_argument("--no-reference", action="store_true",
                         help="skip the (digits+10)-digit reference run; take 10^-digits as the Taylor run's accuracy")
     args = parser.parse_args()
     bench_gradient(args)
+    if args.golden:
+        bench_golden(args)
     if not args.skip_engine:
         bench_engine(args)
 

@@ -8,7 +8,8 @@ What is certified (every statement is a mathematical guarantee, given correct ar
   [τ_0, τ_0 + h] the arb box B satisfies [z_0] + [0, h]·F(B) ⊆ B (F the field for the current activation
   pattern), so by Picard–Lindelöf every solution starting in [z_0] stays in B over the step. The state at
   τ_0 + s is enclosed by Σ_{k≤K} z_k([z_0]) s^k + z_{K+1}(B) s^{K+1} (Lagrange remainder: the (K+1)-th Taylor
-  coefficient at some point of B). Coefficients come from the recurrence of `numerics.taylor` run in arb.
+  coefficient at some point of B). Coefficients come from the recurrence of `numerics.taylor` (the Taylor kernel)
+  run in arb.
 * **The activation pattern.** Between events, every active component has inf Z_ij > 0 on every box B, and
   every inactive one is frozen (on orthonormal data dZ_ij ≡ 0 when inactive, σ'(0) = 0; so only
   deactivations occur). **Events**: when an active component's box touches 0, the step's enclosure (valid
@@ -41,7 +42,7 @@ from .instances import Instance
 from .network import PAPER_C
 from .scale import InitScale
 from .mp_arrays import check_precision, flint_precision, to_arb
-from .taylor import _Problem
+from .taylor import TaylorProblem
 
 EVENTS = "separated activation events along the enclosed trajectory (arb_enclosure certifies one at a time)"
 
@@ -102,7 +103,7 @@ class Enclosure:
         raise RelucheckInputError(f"τ = {tau} is outside the enclosed run [0, {self.taus[-1]}]")
 
 
-def _field(prob: _Problem, a, Z, act):
+def _field(prob: TaylorProblem, a, Z, act):
     r = prob.y_arb - prob.scale_arb * ((Z * act) @ a)
     da = prob.cT_arb * ((Z * act) * r[:, None]).sum(axis=0)
     dZ = prob.cT_arb * (act * np.outer(r, a))
@@ -139,9 +140,9 @@ def _pattern_holds(BZ, act) -> bool:
 def _enclosed_step(prob, tau, h, a, Z, act, box, order) -> EnclosedStep:
     """The step's Taylor enclosure: coefficients 0..K at [z_0], the remainder coefficient K+1 over the box."""
     Ba, BZ = box
-    A, Zs, _ = prob.coefficients(a, Z, act, order)
-    RA, RZ, _ = prob.coefficients(Ba, BZ, act, order + 1)
-    return EnclosedStep(tau, arb(h), np.concatenate([A, RA[order + 1:]]), np.concatenate([Zs, RZ[order + 1:]]), Ba, BZ)
+    series, remainder = prob.coefficients(a, Z, act, order), prob.coefficients(Ba, BZ, act, order + 1)
+    return EnclosedStep(tau, arb(h), np.concatenate([series.A, remainder.A[order + 1:]]),
+                        np.concatenate([series.Zs, remainder.Zs[order + 1:]]), Ba, BZ)
 
 
 def _locate_event(step: EnclosedStep, act, pieces: int = 16, refinements: int = 400):
@@ -192,7 +193,7 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
     n, m = instance.n, instance.m
     with flint_precision(digits):
         lam_b = arb(scale.text)
-        prob = _Problem(np.eye(n), instance.labels, PAPER_C, 1)
+        prob = TaylorProblem(np.eye(n), instance.labels, PAPER_C, 1)
         prob.cT_arb = arb(1) / n * (-lam_b.log())  # c·T with T = ln(1/λ) as a certified ball
         X, G = to_arb(_as_mpf(instance.inputs)), to_arb(_as_mpf(instance.directions))
         C = X @ G.T  # ⟨x_i, ḡ_j⟩
@@ -220,7 +221,8 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
                 raise RelucheckInputError(f"enclosure needs more than {max_steps} steps; raise max_steps")
             mid_a = np.array([x.mid() for x in a], dtype=object)
             mid_Z = np.array([[x.mid() for x in row] for row in Z], dtype=object)
-            A, Zs, _ = prob.coefficients(mid_a, mid_Z, act, order)
+            series = prob.coefficients(mid_a, mid_Z, act, order)
+            A, Zs = series.A, series.Zs
             remaining = float((end - tau).mid())
             h = min(_step(A, Zs, order, tol), remaining)  # a float: exact in arb, so every τ stays exact
             event = None

@@ -1,6 +1,6 @@
 """The Taylor recurrence of `numerics.taylor` for orthonormal inputs (G = X Xᵀ = I), on fixed-point limbs and BLAS.
 
-Same series as `numerics.taylor._Problem.coefficients` (the cubic field within a pattern; C eqs. 2–4), rewritten
+Same series as `numerics.taylor.TaylorProblem.coefficients` (the cubic field within a pattern; C eqs. 2–4), rewritten
 so that each order's three Cauchy sums are exact float64 matrix products (`numerics.limbs`), stacked over the
 neurons and restricted to each neuron's active data (the pattern is fixed within a step; at tiny λ about a quarter
 of the pairs are active):
@@ -249,7 +249,8 @@ class LimbStep:
 class LazyCoefficients:
     """A[k, j]: Taylor coefficient k of a_j (τ units) as mpf, from the limbs α_k,j, scale 2^b_j and unit 2^h_exp.
 
-    Kept per step for `numerics.taylor.level_crossing`; a neuron's column is converted only when it is read."""
+    Kept per step for the jump times (`numerics.flows.engines.taylor`, the norm interpolant); a neuron's column is
+    converted only when it is read."""
 
     def __init__(self, alpha, b, fmt: FixedFormat, h_exp: int):
         self.alpha, self.b, self.fmt, self.h_exp = alpha, b, fmt, h_exp

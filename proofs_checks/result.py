@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from relucheck.numerics.jsonable import to_jsonable
+from relucheck.numerics.precision_guard import Guarded
 
 
 class Status(str, enum.Enum):
@@ -147,6 +148,19 @@ class CheckResult:
     def finding_reproduced(self) -> bool:
         """A finding check's record that verified: the paper's claim is refuted."""
         return bool(self.finding) and not self.mutant and self.status is Status.VERIFIED
+
+
+def apply_guard(outcome: Outcome, guard: Guarded, show=lambda v: v) -> Outcome:
+    """``outcome`` with the guard's numbers added; inconclusive (both values shown) when the guard fails."""
+    outcome.details.update(guard.summary())
+    if guard.ok:
+        return outcome
+    return Outcome(Status.INCONCLUSIVE, outcome.prediction, {"at_digits": show(guard.value),
+                                                             "at_double_digits": show(guard.reference)},
+                   outcome.tolerance, outcome.tolerance_reason,
+                   f"precision guard: results at {guard.digits} and {guard.guard_digits} digits differ by "
+                   f"{guard.discrepancy:.3g} > {guard.tolerance:.3g}; the verdict would have been "
+                   f"{outcome.status.value}. {outcome.message}", outcome.precision, outcome.details)
 
 
 def versions() -> dict:

@@ -1,4 +1,5 @@
-"""The mpmath Taylor engine, the precision guard, the mpmath closed forms and the arb enclosures (issue 4)."""
+"""The Taylor kernel, the precision guard, the mpmath closed forms and the arb enclosures (issue 4; the engine
+"mpmath" behind the flow contract: tests/test_engine_mpmath.py)."""
 import math
 
 import mpmath
@@ -9,16 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from relucheck.numerics.arb_enclosure import certified_crossing, enclose_instance
-from relucheck.numerics.engines import activation_times, get_engine
-from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
-from relucheck.numerics.flow import gradient_flow
+from relucheck.numerics.errors import HypothesisViolation
+from relucheck.numerics.flows import FlowProblem, solve
 from relucheck.numerics.instances import Instance
-from relucheck.numerics.network import field, paper_b
-from relucheck.numerics.precision_guard import apply_guard, guarded
 from relucheck.numerics.mp_arrays import _mpf_to_arb, check_precision, exact_mpf, flint_precision, to_arb, to_mp, to_mpf
-from relucheck.numerics.taylor import _Problem, taylor_flow
-from relucheck.numerics.taylor_engine import level_crossing, mpmath_taylor
-from relucheck.proofs_checks.result import Outcome, Status
+from relucheck.numerics.network import field, paper_b
+from relucheck.numerics.precision_guard import guarded
+from relucheck.numerics.taylor import TaylorProblem
+from relucheck.proofs_checks.checks.high_precision_arb import a_squared_crossing
+from relucheck.proofs_checks.result import Outcome, Status, apply_guard
 from relucheck.theory.high_precision_closed_forms import first_jump_constant, group_solution, group_solution_as_published
 
 
@@ -27,48 +27,18 @@ def golden():
     return Instance(np.eye(4), np.array([3.0, 4.0, 1.0, 2.0]), G, np.ones(3))
 
 
-# --- bad input --------------------------------------------------------------------------------------------------
-
-def test_digits_too_low_is_rejected():
-    with pytest.raises(RelucheckInputError, match="precision of 10 digits is too low"):
-        mpmath_taylor(golden(), "1e-10", digits=10)
-
+# --- precision rule -----------------------------------------------------------------------------------------------
 
 def test_digits_must_be_an_integer():
-    with pytest.raises(RelucheckInputError, match="integer number of decimal digits"):
+    with pytest.raises(Exception, match="integer number of decimal digits"):
         check_precision(30.5)
 
 
 def test_accuracy_beyond_precision_at_tiny_lambda_is_rejected():
     L = 1000 * math.log(10)  # λ = 1e-1000
-    with pytest.raises(RelucheckInputError, match=r"too low for 20 correct digits at ln\(1/λ\) = 2302.59: need at least 29"):
+    with pytest.raises(Exception, match=r"too low for 20 correct digits at ln\(1/λ\) = 2302.59: need at least 29"):
         check_precision(25, L, accuracy_digits=20)
     check_precision(30, L, accuracy_digits=20)  # 20 + log10(2302.6) + 5 = 28.4 ≤ 30
-
-
-@pytest.mark.parametrize("lam", ["0", "-1e-5", "nan"])
-def test_nonpositive_lambda_is_rejected(lam):
-    with pytest.raises(RelucheckInputError, match="λ must be finite and > 0"):
-        mpmath_taylor(golden(), lam, digits=20)
-
-
-def test_lambda_at_least_one_is_rejected():
-    with pytest.raises(RelucheckInputError, match=r"needs λ < 1"):
-        mpmath_taylor(golden(), "2", digits=20)
-
-
-def test_non_orthonormal_instance_is_rejected():
-    inst = Instance(np.array([[1.0, 0.2], [0.0, 1.0]]), np.array([1.0, 1.0]), np.array([[1.0, 0.0]]), np.ones(1))
-    with pytest.raises(HypothesisViolation, match="Assumption 1"):
-        mpmath_taylor(inst, "1e-5", digits=20)
-
-
-def test_bad_shapes_and_final_time_are_rejected():
-    X, y = np.eye(2), np.ones(2)
-    with pytest.raises(RelucheckInputError, match="a0 must be"):
-        taylor_flow(X, y, np.ones(3), np.ones((2, 2)), 1.0, digits=20)
-    with pytest.raises(RelucheckInputError, match="tau_end must be > 0"):
-        taylor_flow(X, y, np.ones(2), np.ones((2, 2)), 0.0, digits=20)
 
 
 # --- the Taylor recurrence --------------------------------------------------------------------------------------
@@ -82,10 +52,11 @@ def test_first_taylor_coefficient_is_the_network_field():
     a, W = rng.standard_normal(4), rng.standard_normal((4, 3))
     conv = paper_b(4)
     with mpmath.workdps(30), flint_precision(30):
-        prob = _Problem(X, y, conv, 7)
+        prob = TaylorProblem(X, y, conv, 7)
         Z = to_mp(X) @ to_mp(W).T
         act = np.array(Z > 0, dtype=bool)
-        A, Zs, _ = prob.coefficients(to_arb(to_mp(a)), to_arb(Z), act, 3)
+        series = prob.coefficients(to_arb(to_mp(a)), to_arb(Z), act, 3)
+        A, Zs = series.A, series.Zs
         da, dW = field(to_mp(X), to_mp(y), to_mp(a), to_mp(W), conv, active=act)
         assert max(abs(u - 7 * v) for u, v in zip(to_mpf(A[1]), da, strict=False)) < 1e-25
         dZ = to_mp(X) @ dW.T
@@ -99,67 +70,40 @@ def test_exact_mpf_recovers_one_over_p():
         assert exact_mpf(math.pi) == mpmath.mpf(math.pi)  # not a simple fraction: its binary value
 
 
-def test_taylor_flow_matches_float64_flow_with_events():
-    """Gaussian data with activation events: final state equal to the float64 DOP853 flow within its rtol."""
-    rng = np.random.default_rng([0, 41, 0])
-    X = rng.standard_normal((4, 8)) / math.sqrt(8)
-    y = rng.choice([-1.0, 1.0], 4) * rng.uniform(1, 2, 4)
-    W = rng.standard_normal((3, 8)) / math.sqrt(8)
-    a = rng.choice([-1.0, 1.0], 3) * np.linalg.norm(W, axis=1)
-    traj = taylor_flow(X, y, a, W, 10.0, convention=paper_b(3), digits=20)
-    ref = gradient_flow(X, y, a, W, 10.0, convention=paper_b(3), rtol=1e-12, atol=1e-14)
-    assert traj.status == "success" and len(traj.events) >= 2
-    assert np.max(np.abs(np.array(traj.a_final, dtype=float) - ref.a[-1])) < 1e-8
-    assert np.max(np.abs(np.array(traj.W_final, dtype=float) - ref.W[-1])) < 1e-8
+def test_first_coefficient_with_sliding_is_the_field_of_the_effective_residuals():
+    """With a Filippov pattern (neuron 0 sliding on datum 1, weights P r_A), the order-1 coefficients are
+    T·`network.neuron_rates` with V = `Pattern.effective_residuals`(r); without sliding the general recurrence equals
+    the V = act ∘ r one."""
+    from relucheck.numerics.flows.filippov import Pattern
+    from relucheck.numerics.network import neuron_rates, pattern_residuals
 
-
-def _former_chatter_draw():
-    """n = 5 > d = 4: the draw on which the event-only engine chattered on the kink (status "sliding_mode" before
-    Filippov sliding was implemented); it has two components of one neuron sliding at once and leaves both ways."""
-    rng = np.random.default_rng([0, 41])
-    X = rng.standard_normal((5, 4)) / 2
-    y = rng.choice([-1.0, 1.0], 5) * rng.uniform(1, 2, 5)
-    W = rng.standard_normal((3, 4)) / 2
-    a = rng.choice([-1.0, 1.0], 3) * np.linalg.norm(W, axis=1)
-    return X, y, a, W, 3
-
-
-# --- the engine -------------------------------------------------------------------------------------------------
-
-def test_engine_registered_and_agrees_with_float64_engine():
-    inst = golden()
-    run = get_engine("mpmath-taylor")(inst, "1e-10", digits=16, guard=False)
-    ref = get_engine("uw-float64")(inst, "1e-10")
-    assert [jp.neuron for jp in run.jumps] == [0, 1]
-    assert [jp.fitted for jp in run.jumps] == [[0, 1], [2, 3]]
-    assert np.allclose([jp.tau for jp in run.jumps], [jp.tau for jp in ref.jumps], atol=1e-7)
-    assert run.rho.shape == (len(run.taus), 3) and run.W.shape == (3, 4)
-    assert run.interpolates and run.stats["digits"] == 16 and run.stats["guard_discrepancy"] is None
-
-
-def test_float_activation_times_agree_with_mpmath_roots():
-    """engines.activation_times on the float samples ≈ the exact roots (interpolation in ln ρ between samples)."""
-    inst = golden()
-    run = mpmath_taylor(inst, "1e-10", digits=16, guard=False)
-    approx = activation_times(run.taus, run.rho)
-    assert [j for _, j in approx] == [jp.neuron for jp in run.jumps]
-    assert np.allclose([t for t, _ in approx], [jp.tau for jp in run.jumps], atol=1e-2)
-
-
-def test_guard_reports_discrepancy_and_digits():
-    run = mpmath_taylor(golden(), "1e-5", digits=16)
-    assert run.stats["guard_digits"] == 32
-    assert run.stats["guard_ok"] and run.stats["guard_discrepancy"] < 1e-10
-    assert run.to_json()["stats"]["guard_discrepancy"] == run.stats["guard_discrepancy"]
-
-
-def test_tiny_lambda_runs_and_keeps_relative_precision():
-    """λ = 1e-330 (below float64's range) on a one-neuron instance: the jump at τ_1 = 1/γ + O(1/ln(1/λ))."""
-    inst = Instance(np.eye(2), np.array([1.0, -1.0]), np.array([[1.0, 0.0]]), np.ones(1))
-    run = mpmath_taylor(inst, "1e-330", digits=16, horizon=2.3, guard=False)
-    L = 330 * math.log(10)
-    C1 = math.log(1 / ((1 + 1) / 2)) / 0.5  # κ = 1 (aligned), γ = ‖y_S‖/n = 1/2, ‖y_S‖ = 1
-    assert abs(run.jumps[0].tau - (2 + C1 / L)) < 1e-6
+    rng = np.random.default_rng(4)
+    X, y = rng.standard_normal((4, 3)), rng.standard_normal(4)
+    a, W = rng.standard_normal(3), rng.standard_normal((3, 3))
+    conv = paper_b(4)
+    with mpmath.workdps(30), flint_precision(30):
+        Xm, Wm = to_mp(X), to_mp(W)
+        Wm[0] = Wm[0] - mpmath.fdot(Wm[0], Xm[1]) / mpmath.fdot(Xm[1], Xm[1]) * Xm[1]  # neuron 0 on the kink of datum 1
+        Z = Xm @ Wm.T
+        act = np.array(Z > 0, dtype=bool)
+        act[1, 0] = False
+        slide = np.zeros_like(act)
+        slide[1, 0] = True
+        A_idx = np.flatnonzero(act[:, 0])
+        P = np.array([[mpmath.mpf(k + 1) / 7 for k in range(len(A_idx))]], dtype=object)  # any linear weights
+        pattern = Pattern(act, slide, {0: (np.array([1]), A_idx, P)})
+        arb_pattern = Pattern(act, slide, {0: (np.array([1]), A_idx, to_arb(P))})
+        prob = TaylorProblem(X, y, conv, 7)
+        series = prob.coefficients(to_arb(to_mp(a)), to_arb(Z), act, 3, arb_pattern.effective_residuals, (0,))
+        r = pattern_residuals(to_mp(y), to_mp(a), Z, act, conv)
+        da, dW = neuron_rates(Xm, pattern.effective_residuals(r), to_mp(a), Wm, conv)
+        assert max(abs(u - 7 * v) for u, v in zip(to_mpf(series.A[1]), da, strict=True)) < 1e-25
+        dZ = Xm @ dW.T
+        assert max(abs(u - 7 * v) for u, v in zip(to_mpf(series.Zs[1]).ravel(), dZ.ravel(), strict=True)) < 1e-25
+        plain = prob.coefficients(to_arb(to_mp(a)), to_arb(Z), act, 6)
+        general = prob.coefficients(to_arb(to_mp(a)), to_arb(Z), act, 6, Pattern(act, 0 * act).effective_residuals)
+        for u, v in ((plain.A, general.A), (plain.Zs, general.Zs), (plain.V, general.V)):
+            assert max(abs(float(x - z)) for x, z in zip(np.ravel(u), np.ravel(v), strict=True)) < 1e-25
 
 
 # --- precision guard --------------------------------------------------------------------------------------------
@@ -242,15 +186,11 @@ def test_enclosure_certifies_an_event_and_continues():
     enc = enclose_instance(inst, "0.1", 1.5, digits=30, order=30)
     assert len(enc.events) == 1 and enc.events[0][2:] == (0, 1)
     lo, hi = enc.events[0][:2]
-    with mpmath.workdps(40):
-        lam = mpmath.mpf("0.1")
-        traj = taylor_flow(np.eye(2), inst.labels, np.array([lam], dtype=object),
-                           np.array([[lam * mpmath.mpf(0.6), lam * mpmath.mpf(0.8)]], dtype=object), 1.5,
-                           time_scale=-mpmath.log(lam), digits=40)
-        with flint_precision(40):
-            event = _mpf_to_arb(traj.events[0].tau)
-            assert lo <= event and event <= hi
-            assert enc.a[-1][0].contains(_mpf_to_arb(traj.a_final[0]))
+    run = solve(FlowProblem.from_instance(inst, "0.1", horizon=1.5), "mpmath", digits=40)
+    with mpmath.workdps(40), flint_precision(40):
+        event = _mpf_to_arb(run.events[0].exact)
+        assert lo <= event and event <= hi
+        assert enc.a[-1][0].contains(_mpf_to_arb(mpmath.mpf(run.stats["a_final_mp"][0])))
     assert float((hi - lo).mid()) < 1e-25
 
 
@@ -266,52 +206,8 @@ def test_certified_crossing_brackets_the_mpmath_root():
     inst = Instance(np.eye(2), np.array([1.0, -1.0]), np.array([[1.0, 0.0]]), np.ones(1))
     enc = enclose_instance(inst, "0.01", 3.0, digits=20, order=23)
     lo, hi = certified_crossing(enc, 0, arb(1) / 2)
+    run = solve(FlowProblem.from_instance(inst, "0.01", horizon=3.0), "mpmath", digits=30)
     with mpmath.workdps(30):
-        lam = mpmath.mpf("0.01")
-        traj = taylor_flow(np.eye(2), inst.labels, np.array([lam], dtype=object), np.array([[lam, 0]], dtype=object),
-                           3.0, time_scale=-mpmath.log(lam), digits=30)
-        tau = level_crossing(traj, 0, mpmath.mpf(1) / 2)
+        tau = a_squared_crossing(run, inst, "0.01", 0, mpmath.mpf(1) / 2)
         assert mpmath.mpf(float(lo.mid())) <= tau <= mpmath.mpf(float(hi.mid()))
     assert float((hi - lo).mid()) < 1e-6
-
-
-# --- sliding modes (Filippov) on non-orthogonal data ------------------------------------------------------------
-
-def _sliding_draw(attempt):
-    """B's convention (p = 3), Gaussian data n = 4 < d = 8: draws 2 and 4 of default_rng([0, 41, ·]) reach a sliding
-    mode (a component pushed onto the kink from both sides); draw 2 also leaves one upwards at t ≈ 4.35."""
-    n, d, p = 4, 8, 3
-    rng = np.random.default_rng([0, 41, attempt])
-    X = rng.standard_normal((n, d)) / np.sqrt(d)
-    y = rng.choice([-1.0, 1.0], n) * rng.uniform(1, 2, n)
-    W = rng.standard_normal((p, d)) / np.sqrt(d)
-    signs = rng.choice([-1.0, 1.0], p)
-    a0 = signs * np.linalg.norm(W, axis=1)
-    return X, y, a0, W, p
-
-
-@pytest.mark.parametrize("attempt, t_end", [(4, 1.0), (2, 5.0), ("chatter", 5.0)])
-def test_sliding_mode_is_the_limit_of_small_step_gradient_descent(attempt, t_end):
-    """Through sliding modes (and out of them: draw 2 upwards, the former chatter draw both ways, with two components
-    of a neuron sliding at once) the Taylor flow is the limit of plain GD with σ'(0) = 0: GD's distance to it falls
-    like the learning rate (first order), and balancedness holds across the sliding."""
-    X, y, a0, W0, p = _former_chatter_draw() if attempt == "chatter" else _sliding_draw(attempt)
-    with mpmath.workdps(20):
-        traj = taylor_flow(X, y, to_mp(a0), to_mp(W0), t_end, convention=paper_b(p), digits=20)
-    assert traj.status == "success"
-    kinds = {e.kind for e in traj.events}
-    assert "slide" in kinds and (attempt != 2 or "leave_up" in kinds)
-    assert attempt != "chatter" or {"leave_up", "leave_down"} <= kinds
-    aT = np.array([float(v) for v in traj.a_final])
-    WT = np.array([[float(v) for v in row] for row in traj.W_final])
-    errors = []
-    for lr in (1e-3, 1e-4):
-        a, W = a0.copy(), W0.copy()
-        for _ in range(int(round(t_end / lr))):
-            da, dW = field(X, y, a, W, paper_b(p))
-            a, W = a + lr * da, W + lr * dW
-        errors.append(max(np.abs(a - aT).max(), np.abs(W - WT).max()))
-    assert errors[0] / errors[1] > 5 and errors[1] < 1e-4  # first-order convergence of GD to the Filippov flow
-    with mpmath.workdps(20):
-        drift = max(abs(b - b0) for bal in traj.balance for b, b0 in zip(bal, traj.balance[0], strict=True))
-    assert drift < 1e-10

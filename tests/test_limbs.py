@@ -1,5 +1,6 @@
 """Exactness of the fixed-point limb arithmetic (`numerics.limbs`) and of the limb Taylor kernel
-(`numerics.taylor_limbs`) against Python integers and against the arb kernel of `numerics.taylor`."""
+(`numerics.taylor_limbs`) against Python integers and against the arb kernel of `numerics.taylor`, and the two
+kernels of engine "mpmath" giving the same flow."""
 from __future__ import annotations
 
 import mpmath
@@ -8,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.flows import FlowProblem, Init, Status, solve
 from relucheck.numerics.limbs import FixedFormat, LimbOverflow
-from relucheck.numerics.network import PAPER_C, paper_b
 from relucheck.numerics.mp_arrays import flint_precision, to_arb, to_mp, to_mpf
-from relucheck.numerics.taylor import _Problem, taylor_flow
+from relucheck.numerics.network import PAPER_C
+from relucheck.numerics.taylor import TaylorProblem
 from relucheck.numerics.taylor_limbs import LimbStep, fixed_format
 
 FMT = FixedFormat(4, 2)  # 76 fraction bits, small enough for quick exhaustive-ish tests
@@ -82,14 +83,14 @@ def test_limb_coefficients_equal_the_arb_kernel_including_a_tiny_neuron():
     n, m, K, D = 5, 3, 30, 40
     y, a0, Z0 = _instance(n, m)
     with mpmath.workdps(D + 30), flint_precision(D + 30):  # the arb reference 30 digits beyond the limb format
-        prob = _Problem(np.eye(n), y, PAPER_C, "23.0")
+        prob = TaylorProblem(np.eye(n), y, PAPER_C, "23.0")
         a, Z = to_mp(a0), to_mp(Z0)
         a[2] *= mpmath.mpf("1e-300")
         Z[:, 2] *= mpmath.mpf("1e-300")
         act = np.array(Z > 0, dtype=bool)
         act[0, 0] = False
-        A, Zs, _ = prob.coefficients(to_arb(a), to_arb(Z), act, K)
-        A, Zs = to_mpf(A), to_mpf(Zs)
+        series = prob.coefficients(to_arb(a), to_arb(Z), act, K)
+        A, Zs = to_mpf(series.A), to_mpf(series.Zs)
         fmt = fixed_format(D)
         step = LimbStep(prob, a, Z, act, K, fmt, -6)
         unit = mpmath.ldexp(1, -6)
@@ -103,42 +104,35 @@ def test_limb_coefficients_equal_the_arb_kernel_including_a_tiny_neuron():
         assert worst <= 8 * mpmath.ldexp(1, -fmt.P)
 
 
-def test_limb_and_arb_kernels_give_the_same_flow_with_events():
-    """Orthonormal data in the data basis, B's convention (scale 1/p is not a power of two → arb) vs C's (limbs):
-    here C's convention through several deactivation events, both kernels, same events and final state."""
-    rng = np.random.default_rng(5)
-    n, m, D = 6, 3, 24
+def _random_orthonormal_problem(seed, n, m, lam="1e-20", horizon=3.0):
+    """x_i = e_i, labels of mixed signs |y_i| ≥ 0.3, random unit directions and signs (C's flow in its data basis)."""
+    rng = np.random.default_rng(seed)
     y = rng.choice([-1.0, 1.0], n) * (0.3 + np.abs(rng.standard_normal(n)))
     G = rng.standard_normal((m, n))
     G /= np.linalg.norm(G, axis=1, keepdims=True)
-    s = rng.choice([-1.0, 1.0], m)
-    with mpmath.workdps(D):
-        lam = mpmath.mpf("1e-20")
-        a0, W0, L = s * lam, to_mp(G) * lam, -mpmath.log(lam)
-        runs = [taylor_flow(np.eye(n), y, a0, W0, 3.0, time_scale=L, convention=PAPER_C, digits=D, kernel=kern)
-                for kern in ("arb", "limbs")]
-    arb_run, limb_run = runs
-    assert (arb_run.kernel, limb_run.kernel) == ("arb", "limbs")
-    assert arb_run.status == limb_run.status == "success"
-    assert len(arb_run.events) == len(limb_run.events) >= 2
-    assert [(e.neuron, e.datum) for e in arb_run.events] == [(e.neuron, e.datum) for e in limb_run.events]
+    return FlowProblem(np.eye(n), y, Init.balanced(G, rng.choice([-1.0, 1.0], m), lam), horizon=horizon)
+
+
+def _same_flow(arb_run, limb_run, D):
+    assert (arb_run.stats["kernel"], limb_run.stats["kernel"]) == ("arb", "limbs")
+    assert arb_run.status is limb_run.status is Status.SUCCESS
+    assert [(e.neuron, e.datum, e.kind) for e in arb_run.events] == [(e.neuron, e.datum, e.kind) for e in limb_run.events]
     with mpmath.workdps(D):
         for e, f in zip(arb_run.events, limb_run.events, strict=True):
-            assert abs(e.tau - f.tau) <= mpmath.mpf(10) ** -(D - 4)
-        top = max(abs(v) for v in arb_run.a_final)
-        assert max(abs(u - v) for u, v in zip(arb_run.a_final, limb_run.a_final, strict=True)) <= top * 10.0 ** -(D - 6)
+            assert abs(e.exact - f.exact) <= mpmath.mpf(10) ** -(D - 4)
+        fa = [mpmath.mpf(v) for v in arb_run.stats["a_final_mp"]]
+        fb = [mpmath.mpf(v) for v in limb_run.stats["a_final_mp"]]
+        assert max(abs(u - v) for u, v in zip(fa, fb, strict=True)) <= max(abs(v) for v in fa) * 10.0 ** -(D - 6)
 
 
-def test_limb_kernel_refuses_inputs_it_cannot_take():
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((3, 3))
-    with pytest.raises(RelucheckInputError, match="orthonormal"):
-        taylor_flow(X, np.ones(3), np.ones(2), np.ones((2, 3)), 1.0, digits=20, kernel="limbs")
-    with pytest.raises(RelucheckInputError, match="power-of-two"):
-        taylor_flow(np.eye(3), np.ones(3), np.ones(2), np.ones((2, 3)), 1.0, digits=20, kernel="limbs",
-                    convention=paper_b(3))
-    with pytest.raises(RelucheckInputError, match="kernel"):
-        taylor_flow(np.eye(3), np.ones(3), np.ones(2), np.ones((2, 3)), 1.0, digits=20, kernel="fast")
+def test_limb_and_arb_kernels_give_the_same_flow_with_events():
+    """Orthonormal data in the data basis, C's convention, through several deactivation events: both kernels of engine
+    "mpmath" find the same events at the same times and the same final state."""
+    D = 24
+    problem = _random_orthonormal_problem(5, 6, 3)
+    arb_run, limb_run = (solve(problem, "mpmath", digits=D, kernel=k) for k in ("arb", "limbs"))
+    assert len(arb_run.events) >= 2
+    _same_flow(arb_run, limb_run, D)
 
 
 def test_overflow_retries_with_a_smaller_time_unit(monkeypatch):
@@ -157,16 +151,8 @@ def test_overflow_retries_with_a_smaller_time_unit(monkeypatch):
         return original(self, sigma_int)
 
     monkeypatch.setattr(taylor_limbs.LimbStep, "state_at", state_at_once_overflowing)
-    rng = np.random.default_rng(5)
-    n, m, D = 6, 3, 20
-    y = rng.choice([-1.0, 1.0], n) * (0.3 + np.abs(rng.standard_normal(n)))
-    G = rng.standard_normal((m, n))
-    G /= np.linalg.norm(G, axis=1, keepdims=True)
-    with mpmath.workdps(D):
-        lam = mpmath.mpf("1e-20")
-        a0, W0, L = rng.choice([-1.0, 1.0], m) * lam, to_mp(G) * lam, -mpmath.log(lam)
-        runs = [taylor_flow(np.eye(n), y, a0, W0, 3.0, time_scale=L, convention=PAPER_C, digits=D, order=120,
-                            kernel=kern) for kern in ("arb", "limbs")]
-        top = max(abs(v) for v in runs[0].a_final)
-        assert raised and runs[1].status == "success"
-        assert max(abs(u - v) for u, v in zip(runs[0].a_final, runs[1].a_final, strict=True)) <= top * 10.0 ** -(D - 6)
+    D = 20
+    problem = _random_orthonormal_problem(5, 6, 3)
+    arb_run, limb_run = (solve(problem, "mpmath", digits=D, order=120, kernel=k) for k in ("arb", "limbs"))
+    assert raised
+    _same_flow(arb_run, limb_run, D)

@@ -220,6 +220,6 @@ def test_flow_command_rejects_non_orthonormal_inputs(tmp_path, capsys):
 def test_precision_option_selects_the_high_precision_engine():
     args = argparse.Namespace(engine=None, precision=30, horizon=None)
     name, _, options = _engine_and_options(args)
-    assert name == "mpmath-taylor" and options == {"digits": 30}
+    assert name == "mpmath" and options == {"digits": 30}
     with pytest.raises(RelucheckInputError, match="--precision"):
         _engine_and_options(argparse.Namespace(engine=None, precision=0, horizon=None))

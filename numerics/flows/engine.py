@@ -8,6 +8,7 @@ only in the representation of the state and in how a step is taken.
 from __future__ import annotations
 
 import abc
+import contextlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -50,8 +51,14 @@ class Stepper(abc.ABC):
 
     t: object  # current time
     G: np.ndarray  # Gram matrix X Xᵀ in the engine's arithmetic
-    eps: float  # unit roundoff of the engine's arithmetic
+    eps: float  # unit roundoff of the engine's arithmetic (an mpmath number for mpmath engines)
     detects_events: bool = True  # False: a fixed-step scheme (gradient descent) whose pattern is re-read each step
+    precision: str | None = None  # the run's precision when it depends on the options ("mpmath 30 digits")
+
+    def working_precision(self):
+        """A context manager in which the loop runs (mpmath engines: their digits, so that times, roots and
+        interpolants computed by the loop keep the working precision)."""
+        return contextlib.nullcontext()
 
     @abc.abstractmethod
     def view(self) -> View:
@@ -115,6 +122,12 @@ class Engine(abc.ABC):
 
     def tolerances(self, problem, **options) -> dict:
         return {}
+
+    def review(self, result, problem, options: dict, rerun: Callable):
+        """The result after the engine's own review of a finished run (default: unchanged). ``rerun(**changes)``
+        runs the same problem again through the loop with some options changed (the mpmath engine's precision
+        guard reruns at twice the digits)."""
+        return result
 
     def describe(self) -> dict:
         return {"name": self.name, "precision": self.precision, "domain": self.domain.description,

@@ -49,7 +49,7 @@ class Watch:
 
     def crossed(self, values) -> np.ndarray:
         """Rows whose value is past the kink by more than its floor."""
-        return np.flatnonzero(np.asarray(values, dtype=float) < -self.floors)
+        return np.flatnonzero(_below(values, self.floors))
 
     @classmethod
     def of(cls, pattern, Z, r, kink, crosstalk, z_floor, r_floor) -> "Watch":
@@ -98,18 +98,38 @@ def first_crossing(evaluator, watch: Watch, rows, t0, t1):
     values_at = evaluator(sub)
     live = np.arange(len(rows))
     lo, hi = t0, t1
-    for _ in range(200):
-        if len(live) == 1 or not hi - lo > 8 * np.finfo(float).eps * max(abs(float(hi)), 1.0):
+    resolution = 8 * _unit_roundoff(t1)
+    for _ in range(4 * 1100):
+        if len(live) == 1 or not hi - lo > resolution * max(abs(hi), 1):
             break
         mid = lo + (hi - lo) / 2
-        past = live[np.asarray(values_at(mid), dtype=float)[live] < -sub.floors[live]]
+        past = live[_below(values_at(mid)[live], sub.floors[live])]
         if past.size:
             hi, live = mid, past
         else:
             lo = mid
-    q = int(live[np.argmin(np.asarray(values_at(hi), dtype=float)[live] + sub.floors[live])])
-    root = bracketed_root(lambda t: values_at(t)[q] + sub.floors[q], lo, hi)
+    q = int(live[np.argmin([float(v + f) for v, f in zip(values_at(hi)[live], sub.floors[live], strict=True)])])
+    one = evaluator(sub.subset([q])) if len(sub) > 1 else values_at  # the root needs that row only
+    root = bracketed_root(lambda t: one(t)[0] + sub.floors[q], lo, hi)
     return root, int(rows[q])
+
+
+def _below(values, floors) -> np.ndarray:
+    """values < −floors elementwise, in the values' own arithmetic (object arrays of mpmath numbers are compared
+    as such: a value far below float64's range still counts)."""
+    values = np.asarray(values)
+    if values.dtype == object or np.asarray(floors).dtype == object:
+        return np.array([v < -f for v, f in zip(values, floors, strict=True)], dtype=bool)
+    return values < -floors
+
+
+def _unit_roundoff(t):
+    """ε of the time's arithmetic: float64's, or 2^-prec of mpmath's working precision."""
+    if isinstance(t, (float, int, np.floating)):
+        return float(np.finfo(float).eps)
+    import mpmath
+
+    return mpmath.mpf(2) ** -mpmath.mp.prec
 
 
 def bracketed_root(f, lo, hi, tol=None):

@@ -92,14 +92,15 @@ class _Run:
         for j, i, w, tol in pattern.ambiguous:  # a near tie that kept a component on its side is continuity, not a choice
             if (i, j) in (crossed or {}) or _state_of(previous, i, j) != _state_of(pattern, i, j):
                 self.near_tie(i, j, w, tol, "a Filippov decision between sides")
-        if previous is not None:
-            for i, j in zip(*np.nonzero(kink), strict=True):
+        if previous is not None:  # every change of side is an event
+            changed = (previous.act != pattern.act) | (previous.slide != pattern.slide)
+            for i, j in zip(*np.nonzero(changed), strict=True):
                 kind = _TRANSITIONS.get((_state_of(previous, i, j), _state_of(pattern, i, j)))
                 if kind is not None:
-                    self.events.append(Event(float(st.t), int(j), int(i), kind))
+                    self.events.append(Event(float(st.t), int(j), int(i), kind, exact=st.t))
         elif pattern.slide.any():
             for i, j in zip(*np.nonzero(pattern.slide), strict=True):
-                self.events.append(Event(float(st.t), int(j), int(i), EventKind.SLIDE))
+                self.events.append(Event(float(st.t), int(j), int(i), EventKind.SLIDE, exact=st.t))
         st.restart(pattern)
         exit_floors = np.zeros(self.problem.n)  # sliding exits: twice the rounding band of `filippov` (hysteresis)
         for i in np.flatnonzero(pattern.slide.any(axis=1)):
@@ -172,7 +173,7 @@ class _Run:
         """Samples at the requested times inside the last step (they are popped in order), then the step end."""
         st = self.stepper
         t = st.t
-        while self.save_at and self.save_at[0] <= float(t):
+        while self.save_at and self.save_at[0] <= t:
             ts = self.save_at.pop(0)
             self.samples.append((ts, *st.sample(ts, self.params)))
         view = st.view()
@@ -189,9 +190,15 @@ class _Run:
 
 def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 100_000, save_params: bool = False,
               settle_rtol: float = SETTLE_RTOL, **options) -> FlowResult:
-    """Solve ``problem`` with ``engine`` (module docstring); options go to the engine."""
+    """Solve ``problem`` with ``engine`` (module docstring); options go to the engine. The loop runs inside the
+    stepper's working precision (`Stepper.working_precision`)."""
     started = time.perf_counter()
     stepper = engine.start(problem, **options)
+    with stepper.working_precision():
+        return _integrate(engine, problem, stepper, started, max_steps, max_events, save_params, settle_rtol, options)
+
+
+def _integrate(engine, problem, stepper, started, max_steps, max_events, save_params, settle_rtol, options):
     run = _Run(problem, stepper, save_params)
     end = problem.end
     pattern, watch = run.decide(run.kink_mask(stepper.view().Z), None) if stepper.detects_events else (None, None)
@@ -199,7 +206,7 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
     stepper.t_old = stepper.t
     run.record_step()
     status, where = Status.SUCCESS, ""
-    steps, zero_length, last_event_t = 0, 0, 0.0
+    steps, zero_length, last_event_t = 0, 0, stepper.t  # times in the engine's arithmetic
     while float(stepper.t) < end:
         if steps >= max_steps:
             status, where = Status.STEP_LIMIT, f"{max_steps} steps"
@@ -222,14 +229,14 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
             before = values
         run.record_step()
         if crossing is None:
-            if problem.horizon is None and _settled(run, last_event_t, settle_rtol):
+            if problem.horizon is None and _settled(run, float(last_event_t), settle_rtol):
                 status = Status.SETTLED
                 break
             continue
         t_ev, row = crossing
         i, j = int(watch.data[row]), int(watch.neurons[row])
-        zero_length = zero_length + 1 if float(t_ev) - last_event_t <= KINK_ULPS * stepper.eps * max(1.0, abs(float(t_ev))) else 0
-        last_event_t = float(t_ev)
+        zero_length = zero_length + 1 if t_ev - last_event_t <= KINK_ULPS * stepper.eps * max(1.0, abs(float(t_ev))) else 0
+        last_event_t = t_ev
         n_events = len(run.events)
         view = stepper.view()
         if watch.kind(row) in (EventKind.DEACTIVATE, EventKind.ACTIVATE):
@@ -309,5 +316,5 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
                       plateaus=plateau_losses(run.step_t, run.step_loss, [jp.tau for jp in jumps]),
                       trajectory=traj, a=a, W=W, final_log_norms=final_log_norms, problem=problem.describe(),
                       interpolates=interpolates, squared_norm=float(np.exp(2 * final_log_norms).sum()),
-                      precision=engine.precision,
+                      precision=st.precision or engine.precision,
                       tolerances=engine.tolerances(problem, **options), stats=stats, track=run.track)

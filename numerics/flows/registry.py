@@ -70,4 +70,6 @@ def solve(problem, engine: str = "auto", *, escalation_digits: int = 30, **optio
         raise RelucheckInputError(f"engine {eng.name!r} cannot solve this problem: {reason}")
     loop_options = {k: v for k, v in options.items() if k in LOOP_OPTIONS}
     engine_options = {k: v for k, v in options.items() if k not in LOOP_OPTIONS}
-    return integrate(eng, problem, **loop_options, **engine_options)
+    result = integrate(eng, problem, **loop_options, **engine_options)
+    return eng.review(result, problem, engine_options,
+                      lambda **changes: integrate(eng, problem, **loop_options, **{**engine_options, **changes}))

@@ -57,6 +57,7 @@ class Event:
     neuron: int
     datum: int
     kind: EventKind
+    exact: object = field(default=None, compare=False, repr=False)  # the time in the engine's arithmetic (mpmath)
 
     def to_json(self) -> dict:
         return {"tau": self.tau, "neuron": self.neuron, "datum": self.datum, "kind": self.kind.value}
@@ -67,6 +68,7 @@ class Jump:
     tau: float
     neuron: int
     fitted: tuple
+    exact: object = field(default=None, compare=False, repr=False)  # the time in the engine's arithmetic (mpmath)
 
     def to_json(self) -> dict:
         return {"tau": self.tau, "neuron": self.neuron, "fitted": list(self.fitted)}
@@ -76,8 +78,8 @@ class NormTrack:
     """ln‖θ_j‖ at every step end with its slope, and per-step interpolants for locating level crossings.
 
     An engine appends (t, values, slopes) at each step end; ``exact`` optionally replaces the cubic Hermite
-    interpolant of a step by the engine's own (a Taylor polynomial: jump times to working precision).
-    Values may be floats or mpmath numbers (the root finder is generic).
+    interpolant of a step by the engine's own (a Taylor polynomial: jump times to working precision, kept in
+    `Jump.exact`). Times and values may be floats or mpmath numbers (the root finder is generic).
     """
 
     def __init__(self):
@@ -192,13 +194,22 @@ def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FR
     cut = final.max() + 0.5 * math.log(active_fraction)
     out = []
     for j in np.flatnonzero(final >= cut):
-        level = track.values[-1][j] - HALF
+        level = track.values[-1][j] - _half_log2(track.values[-1][j])
         if not start[j] < float(level):
             continue  # it did not grow past half its final size after the start
         tau = track.first_crossing(int(j), level)
         if tau is not None and float(tau) > float(track.t[0]):
-            out.append(Jump(float(tau), int(j), tuple(fitted_points(X, y, a, W, int(j)))))
+            out.append(Jump(float(tau), int(j), tuple(fitted_points(X, y, a, W, int(j))), exact=tau))
     return sorted(out, key=lambda jp: jp.tau)
+
+
+def _half_log2(value):
+    """ln(2)/2 in the arithmetic of ``value`` (an mpmath number gets it at the working precision)."""
+    if isinstance(value, (float, int, np.floating)):
+        return HALF
+    import mpmath
+
+    return mpmath.log(2) / 2
 
 
 def fitted_points(X, y, a, W, neuron: int) -> list[int]:

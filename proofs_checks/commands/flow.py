@@ -7,14 +7,18 @@ Algorithm 1's prediction. ``--json`` prints `numerics.engines.FlowRun.to_json()`
 neuron, fitted; interpolates, squared_norm, loss_plateaus, engine, tolerances, run statistics) with
 Algorithm 1's output under ``"limit_process"``.
 
-``--precision DIGITS`` asks for a high-precision engine: without ``--engine`` it selects
-"mpmath-taylor" (when registered) and passes ``digits=DIGITS`` to it.
+``--precision DIGITS`` asks for a high-precision engine: without ``--engine`` it selects engine "mpmath" of the
+flow contract (`numerics.flows`, with its precision guard), passes ``digits=DIGITS`` to it and shows its result
+as a `FlowRun` (`_mpmath_engine`, until this command moves to the flow contract).
 """
 from __future__ import annotations
 
 import json
 
-from relucheck.numerics.engines import get_engine, load_engines
+import numpy as np
+
+from relucheck.numerics.engines import FlowRun, Jump, get_engine
+from relucheck.numerics.flows import FlowProblem, solve
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.numerics.instances import load_instance
 from relucheck.theory.limit_process import limit_process_of
@@ -23,7 +27,21 @@ from ..report import fmt_number
 from ..result import to_jsonable
 
 DEFAULT_ENGINE = "uw-float64"
-PRECISION_ENGINE = "mpmath-taylor"
+PRECISION_ENGINE = "mpmath"
+
+
+def _mpmath_engine(instance, lam, *, horizon=None, digits=30) -> FlowRun:
+    """Engine "mpmath" (`numerics.flows`) with its guard, to Algorithm 1's last jump + 0.5 by default, as a FlowRun."""
+    if horizon is None:
+        jumps = limit_process_of(instance).jumps
+        horizon = (jumps[-1].tau if jumps else 1.0) + 0.5
+    r = solve(FlowProblem.from_instance(instance, lam, horizon=horizon), PRECISION_ENGINE, digits=digits, guard=True)
+    traj = r.trajectory
+    return FlowRun(engine=r.engine, lam=r.problem["lambda"], log_inv_lambda=r.log_inv_lambda, taus=traj.tau,
+                   losses=traj.loss, rho=np.exp(2 * traj.log_norms) / 2, a=r.a, W=r.W,
+                   jumps=[Jump(jp.tau, jp.neuron, list(jp.fitted)) for jp in r.jumps], loss_plateaus=r.plateaus,
+                   interpolates=r.interpolates, squared_norm=r.squared_norm, status=r.status.name.lower(),
+                   message=r.message, precision=r.precision, tolerances=r.tolerances, stats=r.stats)
 
 
 def _engine_and_options(args):
@@ -34,13 +52,10 @@ def _engine_and_options(args):
     if args.precision is not None:
         if args.precision < 1:
             raise RelucheckInputError(f"--precision must be a positive number of digits, got {args.precision}")
-        if name is None:
-            if PRECISION_ENGINE not in load_engines():
-                raise RelucheckInputError(f"--precision needs the {PRECISION_ENGINE!r} engine, which is not installed")
-            name = PRECISION_ENGINE
+        name = name or PRECISION_ENGINE
         options["digits"] = args.precision
     name = name or DEFAULT_ENGINE
-    return name, get_engine(name), options
+    return name, _mpmath_engine if name == PRECISION_ENGINE else get_engine(name), options
 
 
 def _print_human(run, limit) -> None:
