@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from relucheck.numerics.errors import RelucheckInputError
-from relucheck.numerics.flows import FlowProblem, Init, Status, engines, solve
+from relucheck.numerics.flows import FlowProblem, Init, Status, available_engines, solve
 from relucheck.numerics.instances import Instance
 from relucheck.testing.strategies import random_general_instance
 
@@ -19,7 +19,6 @@ from relucheck.testing.strategies import random_general_instance
 # gradient flow: errors are not amplified except through a jump's timing, which the same bound covers in τ).
 FLOAT64_TOL = 1e-6
 ENGINE_OPTIONS = {"float64": {}, "mpmath": {"digits": 20}, "gd": {"step": 2e-3}}
-SLOW = {"mpmath"}  # the mpmath engine runs only on the small instances below
 
 
 def golden() -> Instance:
@@ -60,14 +59,12 @@ def run(engine: str, case: str, **extra):
 
 
 def registered():
-    return sorted(engines())
+    return sorted(available_engines())
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("engine", registered())
 def test_engine_agrees_with_the_reference(engine, case):
-    if engine in SLOW and case in ("general", "two_kinks", "lambda_half"):
-        pytest.skip("covered by the mpmath helper's own cross-engine tests on these instances (slow here)")
     ref = run("float64", case)
     res = run(engine, case)
     assert ref.status is Status.SUCCESS, ref.message

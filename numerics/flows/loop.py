@@ -176,7 +176,7 @@ class _Run:
         while self.save_at and self.save_at[0] <= t:
             ts = self.save_at.pop(0)
             self.samples.append((ts, *st.sample(ts, self.params)))
-        view = st.view()
+        view = self.last_view = st.view()
         if st.detects_events and self.step_t:
             self.check_tracked(view, st.pattern, float(t) - self.step_t[-1])
         self.track.append(t, view.log_norms, view.log_rates, st.norm_interpolant())
@@ -276,7 +276,14 @@ def _settled(run: _Run, last_event_t: float, settle_rtol: float) -> bool:
         return False
     k = int(np.searchsorted(run.step_t, t - SETTLE_DELAY))
     loss_then, loss_now = run.step_loss[k], run.step_loss[-1]
-    if abs(loss_now - loss_then) > settle_rtol * max(abs(loss_now), np.finfo(float).eps * run.label_scale ** 2):
+    # what the loss and the log-norm rates cannot be told from: rounding, and the engine's error on the residuals
+    # (at a minimum they are made of residuals at that level): L = ‖r‖²/2n moves by ‖r‖ ‖δr‖/n, and
+    # d ln‖θ_j‖/d(time) = 2 T c a_j⟨w_j, D_j⟩/‖θ_j‖² by at most 2 T c Σ_i |δr_i| / n (|z_ij| ≤ ‖x_i‖ ≤ 1 relative)
+    view, p = run.last_view, run.problem
+    r_error = np.zeros(p.n) if view.r_error is None else np.array([float(v) for v in view.r_error])
+    r_now = np.array([float(v) for v in view.r])
+    loss_noise = float(np.linalg.norm(r_now) * np.linalg.norm(r_error)) / p.n + np.finfo(float).eps * run.label_scale ** 2
+    if abs(loss_now - loss_then) > settle_rtol * abs(loss_now) + loss_noise:
         return False
     values = np.array([float(v) for v in run.track.values[-1]])
     rates = run.track.slopes[-1]
@@ -285,7 +292,8 @@ def _settled(run: _Run, last_event_t: float, settle_rtol: float) -> bool:
     rates = np.array([float(v) for v in rates])
     significant = 0.5 * math.log(ACTIVE_FRACTION * max(run.label_scale, 1e-300))
     grown = values >= significant
-    if np.any(np.abs(rates[grown]) > settle_rtol):
+    c = p.time_scale * p.convention.time_factor / (p.convention.width_divisor * p.n)
+    if np.any(np.abs(rates[grown]) > settle_rtol + 2 * c * float((r_error * run.X_norms).sum())):
         return False
     small = ~grown & (rates > 0)
     reach = (significant - values[small]) / rates[small]

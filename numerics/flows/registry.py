@@ -28,7 +28,7 @@ def register(engine: Engine) -> Engine:
     return engine
 
 
-def engines() -> dict[str, Engine]:
+def available_engines() -> dict[str, Engine]:
     """Every registered engine (the modules of `numerics.flows.engines` register theirs on import)."""
     package = importlib.import_module(f"{__package__}.engines")
     for info in pkgutil.iter_modules(package.__path__):
@@ -37,7 +37,7 @@ def engines() -> dict[str, Engine]:
 
 
 def get_engine(name: str) -> Engine:
-    available = engines()
+    available = available_engines()
     if name not in available:
         raise RelucheckInputError(f"unknown engine {name!r}; available: {', '.join(sorted(available))} (or 'auto')")
     return available[name]
@@ -49,7 +49,7 @@ def solve(problem, engine: str = "auto", *, escalation_digits: int = 30, **optio
     problem outside the engine's domain is a `RelucheckInputError` naming it."""
     if engine == "auto":
         result = solve(problem, "float64", **options)
-        if result.status is Status.PRECISION and "mpmath" in engines():
+        if result.status is Status.PRECISION and "mpmath" in available_engines():
             first = result
             result = solve(problem, "mpmath", digits=escalation_digits,
                            **{k: v for k, v in options.items() if k in LOOP_OPTIONS})

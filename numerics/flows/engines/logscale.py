@@ -39,6 +39,7 @@ RTOL, ATOL = 1e-10, 1e-12
 # C's golden example at λ = 1e-1000: 75 times that (|r_1| ≈ 6e-8 alternating in sign where the flow has r_1 → 0⁺);
 # 10³ keeps a margin. Pushes below it are not resolved (`numerics.flows.loop`, precision policy).
 STIFF_NOISE = 1e3
+JUMP_WINDOW = 8.0  # ln‖θ_j‖ within this of the largest: where the jump rule can place a jump (`norm_interpolant`)
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
 
 
@@ -72,8 +73,8 @@ class _Basis:
         if self.identity:
             phi_w[K] = 0.0
             return phi_w
-        XK = self.X[K]
-        return phi_w - XK.T @ np.linalg.solve(XK @ XK.T, XK @ phi_w)
+        XK = self.X[K]  # least squares: more kink data than their span (a neuron on d or more kinks) is no error
+        return phi_w - XK.T @ np.linalg.lstsq(XK @ XK.T, XK @ phi_w, rcond=None)[0]
 
 
 class LogScaleStepper(Stepper):
@@ -102,7 +103,8 @@ class LogScaleStepper(Stepper):
 
     def _residuals(self, rho, Phi, Z, act):
         e = np.exp(np.minimum(2.0 * rho, EXP_CAP))
-        return pattern_residuals(self.y_data, e * Phi[:, 0], Z, act, self.conv)
+        with np.errstate(over="ignore", invalid="ignore"):  # only a rejected trial stage can overflow (EXP_CAP)
+            return pattern_residuals(self.y_data, e * Phi[:, 0], Z, act, self.conv)
 
     def _rates(self, y, pattern):
         """Z (n, m), r, V, g = φ_jᵀ M_j φ_j, and (u_a, u_w) = M_j φ_j without its zero complement coordinate.
@@ -244,6 +246,23 @@ class LogScaleStepper(Stepper):
         else:
             W = size[:, None] * Phi[:, 1:]
         return a, W
+
+    def norm_interpolant(self):
+        """DOP853's dense output of ln‖θ_j‖ on the steps where a jump can be located: a neuron within JUMP_WINDOW of the
+        largest log-norm that moved by more than 1e-4 (elsewhere the loop's cubic Hermite is exact enough, and the
+        dense output's three extra field evaluations are saved). A jump is ‖θ_j‖² reaching half its final value with
+        the final value ≥ 10⁻³ of the largest: ln‖θ_j‖ is then within ln(2)/2 + ln(10³)/2 ≈ 3.8 of the largest."""
+        if self.t == self.t_old or self.solver is None and self.dense is None:
+            return None
+        rho_end = self.y[:self.m]
+        rho_start = self._dense().y_old[:self.m] if self.dense is not None else self.solver.y_old[:self.m]
+        moving = (np.abs(rho_end - rho_start) > 1e-4) & (np.maximum(rho_end, rho_start) >= rho_end.max() - JUMP_WINDOW)
+        if not moving.any():
+            return None
+        dense = self._dense()
+        part = copy.copy(dense)
+        part.F, part.y_old = dense.F[:, :self.m].copy(), dense.y_old[:self.m].copy()
+        return lambda t, j: part(t)[j]
 
     def final(self):
         return self._params(self.y)

@@ -1,0 +1,77 @@
+"""An engine is right when gradient descent agrees: GD at shrinking steps converges to the flow (issue 11, item 2).
+
+The papers define the flow as the limit of gradient descent. GD's error is first order in its step η, so on a
+loss curve GD(η/4) − flow ≈ (GD(η) − GD(η/4))/3. The property, on drawn non-orthogonal instances with mixed signs
+(where neurons slide on one and on several kinks), is |GD(η/4) − flow| ≤ 0.6 |GD(η) − GD(η/4)| + floor: a
+flow off GD's limit by more than the first-order law allows fails it (the bound 0.6 leaves room for the law's
+higher-order terms; 1/3 is what it predicts), and a flow on GD's limit passes whatever the instance. floor = 1e-9
+max(1, ‖y‖²_∞) covers the reference's own error (rtol 1e-10 accumulated over ≤ 10 units of time).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from relucheck.numerics.flows import FlowProblem, Status, available_engines, solve
+from relucheck.testing.strategies import general_instances, random_general_instance
+
+STEP = 0.04  # GD steps STEP and STEP/4 in real time t
+HORIZON = 3.0  # accelerated time τ
+
+
+def loss_curves(instance, lam: str):
+    times = tuple(np.linspace(0.0, HORIZON, 61))
+    problem = FlowProblem.from_instance(instance, lam, horizon=HORIZON, save_at=times)
+    flow = solve(problem, "float64")
+    coarse, fine = (solve(problem, "gd", step=h) for h in (STEP, STEP / 4))
+    return flow, coarse.trajectory.loss, fine.trajectory.loss
+
+
+def assert_gd_converges_to(flow, coarse, fine, labels):
+    assert flow.status is Status.SUCCESS, flow.message
+    floor = 1e-9 * max(1.0, float(np.abs(labels).max()) ** 2)
+    gap = np.abs(fine - flow.trajectory.loss).max()
+    law = np.abs(coarse - fine).max()
+    assert gap <= 0.6 * law + floor, f"|GD(η/4) − flow| = {gap:.3g} but |GD(η) − GD(η/4)| = {law:.3g}"
+
+
+needs_gd = pytest.mark.skipif("gd" not in available_engines(), reason="the 'gd' engine is not registered")
+
+
+@needs_gd
+@settings(max_examples=8, deadline=None)
+@given(general_instances(n=st.integers(3, 6), d=st.integers(2, 3), m=st.integers(2, 5)),
+       st.sampled_from(["1e-3", "1e-6", "1e-10"]))
+def test_gradient_descent_converges_to_the_flow_on_drawn_instances(instance, lam):
+    flow, coarse, fine = loss_curves(instance, lam)
+    assert_gd_converges_to(flow, coarse, fine, instance.labels)
+
+
+@needs_gd
+@pytest.mark.parametrize("seed, codimension", [(1, 1), (3, 2)])
+def test_gradient_descent_converges_to_the_flow_through_sliding(seed, codimension):
+    """Instances where a neuron slides on one kink (seed 1) and on two kinks at once (seed 3)."""
+    instance = random_general_instance(6, 3, 5, seed)
+    flow, coarse, fine = loss_curves(instance, "1e-10")
+    assert flow.stats["max_sliding_codimension"] == codimension
+    assert_gd_converges_to(flow, coarse, fine, instance.labels)
+
+
+@needs_gd
+def test_the_property_fails_for_a_flow_off_the_limit():
+    """The mutant: the flow of other data (labels scaled by 1.01) is not GD's limit, and the property says so."""
+    instance = random_general_instance(6, 3, 5, 3)
+    flow, coarse, fine = loss_curves(instance, "1e-10")
+    times = tuple(np.linspace(0.0, HORIZON, 61))
+    other = solve(FlowProblem(instance.inputs, 1.01 * instance.labels, flow_init(instance, "1e-10"), horizon=HORIZON,
+                              save_at=times), "float64")
+    with pytest.raises(AssertionError, match="GD"):
+        assert_gd_converges_to(other, coarse, fine, instance.labels)
+
+
+def flow_init(instance, lam):
+    from relucheck.numerics.flows import Init
+
+    return Init.balanced(instance.directions, instance.signs, lam)
