@@ -3,7 +3,7 @@
 Workload: the threshold experiment at one d (S_G(d, 1) data, IG(1e-3, m), η = 0.05), every (n, seed)
 of the reduced grid. Three ways, same problems, same initializations:
 
-1. naive: `numerics.gd.gradient_descent` on each problem in turn for the whole budget;
+1. naive: plain GD (the core `descend` on one problem, float64, fixed η) on each problem in turn for the whole budget;
 2. batched, same budget: `train_batch` on one stack per n (all seeds, as `threshold_sweep` does), no
    early stop: the final losses must agree with (1) to rounding (same arithmetic, other summation order);
 3. batched with the stationarity rule: the interpolation / non-interpolation classification (ratio
@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.initializations import gaussian
-from relucheck.numerics.paper_a_training import INTERPOLATION_RATIO, BatchProblems, threshold_grid, train_batch
+from relucheck.numerics.paper_a_training import INTERPOLATION_RATIO, threshold_grid, train_batch
 
 
 def main(argv=None) -> None:
@@ -50,7 +50,8 @@ def main(argv=None) -> None:
     t0 = time.perf_counter()
     naive = []
     for (X, y), (a0, W0) in zip(probs, inits):
-        a, W, _ = gradient_descent(X, y, a0, W0, lr, args.steps, record_every=args.steps)
+        a, W = a0.copy(), W0.copy()
+        descend(GDBatch.shared(X, y), a, W, lr, args.steps)
         Z = X @ W.T
         r = y - np.maximum(Z, 0) @ a
         naive.append(r @ r / (2 * len(y)))
@@ -63,7 +64,7 @@ def main(argv=None) -> None:
         loss, status, seconds = np.empty(len(probs)), [""] * len(probs), 0.0
         for n in np.unique(ns):
             idx = np.flatnonzero(ns == n)
-            P = BatchProblems.stack([probs[i] for i in idx])
+            P = GDBatch.stack([probs[i] for i in idx])
             res = train_batch(P, np.array([inits[i][0] for i in idx]), np.array([inits[i][1] for i in idx]), lr,
                               args.steps, **({"loss_ref": ref[idx]} if "loss_ref" in kw else {}),
                               **{k: v for k, v in kw.items() if k != "loss_ref"})

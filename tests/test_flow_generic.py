@@ -1,11 +1,11 @@
-"""The generic event-aware float64 flow (numerics/flow.py) and plain GD (numerics/gd.py)."""
+"""The generic event-aware float64 flow (numerics/flow.py) and plain GD (numerics/flows/batched_gd.py)."""
 import numpy as np
 import pytest
 
 from relucheck.numerics import datasets, initializations
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.numerics.flow import FlowStatus, gradient_flow
-from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.instances import Instance
 from relucheck.numerics.network import field, loss
 
@@ -45,7 +45,8 @@ def test_gd_small_steps_track_the_flow():
     y = datasets.linear_teacher(X, 1)
     a0, W0 = initializations.dominated(4, 5, 0.8, 1)
     res = gradient_flow(X, y, a0, W0, 5.0, t_eval=[0.0, 5.0])
-    a, W, _ = gradient_descent(X, y, a0, W0, 1e-3, 5000, record_every=5000)
+    a, W = a0.copy(), W0.copy()
+    descend(GDBatch.shared(X, y), a, W, 1e-3, 5000)
     # Euler's global error is O(step · t) = O(5e-3) relative to the motion; much tighter in practice
     assert np.allclose(a, res.a[-1], atol=5e-3) and np.allclose(W, res.W[-1], atol=5e-3)
     assert loss(X, y, a, W) == pytest.approx(res.loss[-1], rel=1e-2)
@@ -57,7 +58,7 @@ def test_bad_arguments():
     with pytest.raises(RelucheckInputError, match="final time must be finite and > 0"):
         gradient_flow(X, y, a0, W0, -1.0)
     with pytest.raises(RelucheckInputError, match="learning rate must be > 0"):
-        gradient_descent(X, y, a0, W0, 0.0, 10)
+        descend(GDBatch.shared(X, y), a0.copy(), W0.copy(), 0.0, 10)
 
 
 def test_field_pattern_argument_freezes_inactive_components():
