@@ -1,39 +1,16 @@
-"""Engine "gd" (numerics/flows/engines/gd.py): plain GD converges to the flow at first order as the step shrinks, on
-drawn non-orthogonal instances with mixed signs; the result through `solve`; its domain."""
+"""Engine "gd" (numerics/flows/engines/gd.py): the result through `solve`, linear sampling between steps, settling,
+an unstable step, its domain. Its first-order convergence to the flow on drawn non-orthogonal instances with mixed
+signs (and through sliding on one and two kinks) is tests/test_flow_vs_gd.py."""
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
 
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.numerics.flows import FlowProblem, Init, Status, solve
 from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.network import paper_b
-from relucheck.testing.strategies import general_instances, random_general_instance
-
-LAM, HORIZON = "1e-4", 3.0  # τ = 3 at ln(1/λ) = 9.2: every drawn instance passes its first jumps
-COARSE = 0.04  # t units; GD also runs at COARSE/4
-REFERENCE_TOL = 1e-6  # the float64 engine at rtol 1e-10 (tests/test_engine_contract.py: FLOAT64_TOL)
-
-
-@settings(max_examples=6, deadline=None)
-@given(inst=general_instances(n=4, d=3, m=3))
-def test_gd_loss_curve_converges_to_the_flow_at_first_order(inst):
-    """With GD's error e(η) = Cη + Dη² + …, the difference GD(η) − GD(η/4) is (3/4)Cη + (15/16)Dη² and the error
-    left at η/4 is Cη/4 + Dη²/16: their ratio tends to 1/3, and stays ≤ 1/2 for any D ≥ −0.3 C/η. So at first order
-    |GD(η/4) − flow| ≤ ½ |GD(η) − GD(η/4)|, plus the reference's own error. A scheme of order zero (no convergence)
-    or a wrong limit (another flow) breaks it."""
-    problem = FlowProblem.from_instance(inst, LAM, horizon=HORIZON, save_at=tuple(np.linspace(0, HORIZON, 31)))
-    flow = solve(problem, "float64")
-    if not flow.success:
-        return  # a run the float64 engine does not trust (PRECISION) is no reference
-    coarse, fine = solve(problem, "gd", step=COARSE), solve(problem, "gd", step=COARSE / 4)
-    assert coarse.status is Status.SUCCESS and fine.status is Status.SUCCESS
-    scale = max(1.0, float(np.abs(inst.labels).max()) ** 2)
-    richardson = np.abs(coarse.trajectory.loss - fine.trajectory.loss).max()
-    error = np.abs(fine.trajectory.loss - flow.trajectory.loss).max()
-    assert error <= 0.5 * richardson + REFERENCE_TOL * scale
+from relucheck.testing.strategies import random_general_instance
 
 
 def test_result_through_solve():

@@ -19,8 +19,8 @@ Cost. The (N, m) work of an evaluation (pre-activations, pattern, effective resi
 rows of about ``BLOCK_BYTES``: the residual r_i depends on datum i only, and D_j = Σ_i V_ij x_i is
 accumulated over the blocks; members of the batch are grouped into one block when their rows fit. Temporaries then
 stay in cache and below glibc's mmap threshold (128 kB): a larger temporary is mapped and unmapped at every step,
-and the page faults made the same evaluation 2–3× slower (d = 10, m = 100, n = 512: 125 µs with 128 kB blocks,
-412 µs with 256 kB). A group of a stack is padded to its largest problem only: stack problems sorted by n.
+and the page faults made the same evaluation 2–3× slower (d = 10, m = 100, n = 512: 0.125 ms with 128 kB blocks,
+0.412 ms with 256 kB). A group of a stack is padded to its largest problem only: stack problems sorted by n.
 
 Precision. ``dtype`` is the arithmetic of the field: float64 by default, float32 halves the (N, m) work. The state
 (a, W) keeps the caller's dtype: with a float64 state and a float32 field, float32 rounding (≤ 6e-8 relative)
@@ -74,8 +74,7 @@ class GDBatch:
         self.X, self.y, self.n = X, y, n
         self.convention, self.dtype, self.diagonal = convention, np.dtype(dtype), diagonal
         self.N = y.shape[-1]
-        # problems sorted by decreasing n: a block of rows [s, s + c) concerns the first `active` of them only
-        self._plans: dict = {}
+        self._plans: dict = {}  # blocks per state shape (`_plan`)
 
     # construction ---------------------------------------------------------------------------------------
     @classmethod
@@ -89,8 +88,9 @@ class GDBatch:
         Xs, ys, n = np.zeros((len(datasets), N, d or 0), dtype), np.zeros((len(datasets), N), dtype), []
         for b, (X, y) in enumerate(datasets):
             X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-            if X.ndim != 2 or X.shape[1] != d or y.shape != (X.shape[0],):
-                raise RelucheckInputError(f"problem {b}: X must be n×{d} and y of length n, got {X.shape}, {y.shape}")
+            if X.ndim != 2 or X.shape[1] != d or y.shape != (X.shape[0],) or not len(y):
+                raise RelucheckInputError(f"problem {b}: X must be n×{d} with n ≥ 1 and y of length n, got {X.shape}, "
+                                          f"{y.shape}")
             Xs[b, :len(y)], ys[b, :len(y)] = X, y
             n.append(len(y))
         return cls(Xs, ys, np.array(n), convention, dtype, False)
@@ -100,7 +100,7 @@ class GDBatch:
         """One data set for every member: X (n, d), or (n,) norms of inputs x_i = λ_i e_i; y (n,)."""
         _check_dtype(dtype)
         X, y = np.asarray(X, dtype=dtype), np.asarray(y, dtype=dtype)
-        if X.ndim not in (1, 2) or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        if X.ndim not in (1, 2) or y.ndim != 1 or X.shape[0] != y.shape[0] or not len(y):
             raise RelucheckInputError(f"X must be (n, d) or (n,) norms and y (n,), got {X.shape}, {y.shape}")
         return cls(X, y, int(y.shape[0]), convention, dtype, X.ndim == 1)
 
@@ -127,7 +127,7 @@ class GDBatch:
         plan = self._plan(a.shape, keep)
         if len(plan) == 1 and plan[0][0] is Ellipsis and plan[0][1] == slice(0, self.N):  # one block
             Z = self._pre(W, self.X)
-            act = (Z > 0).astype(self.dtype)  # σ'(0) = 0, as numbers: D = actᵀ (r ⊙ X) is one product
+            act = (Z > 0).astype(self.dtype)  # σ'(0) = 0, as numbers: D = actᵀ diag(r) X is one product
             r = pattern_residuals(self.y, a, Z, act, self.convention)
             D = self._combine(act, r, self.X)
         else:
@@ -188,7 +188,7 @@ class GDBatch:
         return preactivations(X, W)
 
     def _combine(self, act, r, X):
-        """Σ_i V_ij x_i over the rows of X with V_ij = act_ij r_i, as (…, m, d) = actᵀ (r ⊙ X) (diagonal: the rows'
+        """Σ_i V_ij x_i over the rows of X with V_ij = act_ij r_i, as (…, m, d) = actᵀ diag(r) X (diagonal: the rows'
         coordinates act_ij r_i λ_i, (…, m, rows))."""
         if self.diagonal:
             return act.swapaxes(-1, -2) * (r * X)[..., None, :]

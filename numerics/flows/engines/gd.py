@@ -9,8 +9,9 @@ in float64 raw coordinates θ_j = (a_j, w_j), θ_j(0) = λ (â_j, ŵ_j). The pap
 
 * ``step``: η in t units (default ``DEFAULT_STEP``); with the problem's time unit τ = t/ln(1/λ) a step is
   η/ln(1/λ) in τ. The last step is shortened to land exactly on the horizon. GD is stable while
-  η < 2/sharpness; a state that overflows ends the run with status SOLVER_FAILED, and ``stats["loss_rises"]``
-  counts the steps whose loss rose (a sign that η is near or above the stability limit).
+  η < 2/sharpness; a state that overflows ends the run with status SOLVER_FAILED (the result keeps the last
+  finite state), and ``stats["loss_rises"]`` counts the steps whose loss rose (a few come from components
+  chattering across a kink; many mean η is near the stability limit).
 * Domain: any data, λ ≥ 1e-150 (`numerics.scale.InitScale.as_float`: below, λ² is no longer a normal float64
   and raw coordinates lose the initialization); refused with that reason.
 * Events: none. The activation pattern is re-read from the signs of ⟨w_j, x_i⟩ at every step (σ'(0) = 0);
