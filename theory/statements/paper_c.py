@@ -228,9 +228,8 @@ register(
         id="C.def1", paper=_C, number="Definition 1", title="Clarke subdifferential",
         conclusion="∂f(θ) = conv{lim ∇f(θ_k) : θ_k → θ, θ_k ∈ Ω_f} (eq. 17)", confidence="certain",
         source="spec C §3 (Definition 1), eq. (17)",
-        meaning="generalized gradient for ReLU networks; the flows use its σ'(0) = 0 selection",
-        not_checkable_reason="a definition; its use (the σ'(0) = 0 selection) is tested by the network field tests "
-                             "and the Assumption 2 flow checks"),
+        meaning="generalized gradient for ReLU networks; the flow is gradient descent's limit: σ'(0) = 0 off the kinks, "
+                "Filippov sliding on them"),
     Statement(
         id="C.hyp1", paper=_C, number="Hypothesis 1", title="Inductive invariant just after jump k",
         hypotheses=("k ∈ {0, …, K}", "ε > 0, λ small enough"),
