@@ -21,6 +21,7 @@ from relucheck.theory.statements.paper_c import LEM10_BOUND, THM3_CONSTANT, alph
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree, within_bound
+from .paper_c_instances import GOLDEN_LABELS, GOLDEN_SIGNS, golden_instance
 
 EPS = np.finfo(float).eps
 Z_CONFIDENCE = 4.0   # two-sided normal quantile of every Monte Carlo interval: false alarm ≈ 6e-5 per interval
@@ -53,10 +54,7 @@ def random_instance(rng, n: int, m: int, *, labels: str = "gaussian", one_sign: 
 
 
 # --------------------------------------------------------------------------------------------------
-# C01: the golden example, exactly (spec C §2.7)
-GOLDEN_LABELS = [3, 4, 1, 2]
-GOLDEN_SIGNS = [1, 1, 1]
-GOLDEN_DIRECTIONS = np.array([[1, 1, -1, -1], [-1, 1, 1, 1], [-1, -1, 1, -1]]) / 2.0
+# C01: the golden example, exactly (spec C §2.7; the instance is `paper_c_instances.golden_instance`)
 
 
 def golden_prediction(shift_tau1=0):
@@ -74,8 +72,8 @@ def golden_prediction(shift_tau1=0):
 def golden_example_exact(ctx: Context) -> Outcome:
     """Exact Algorithm 1 on the n = 4, m = 3 golden instance (spec C §2.7): τ_1 = 4/5,
     τ_2 = 4/5 + (4/√5)(1 − √21/5), S = {0,1},{2,3}, ‖θ_∞‖² = 2(5+√5), plateaus 15/4, 5/8, 0."""
-    act = np.eye(4) @ GOLDEN_DIRECTIONS.T > 0
-    res = ctx.cached("golden", lambda: lpe.limit_process_exact(GOLDEN_LABELS, GOLDEN_SIGNS, act))
+    act = golden_instance().activation()
+    res = ctx.cached("golden", lambda: lpe.limit_process_exact(list(GOLDEN_LABELS), list(GOLDEN_SIGNS), act))
     pred = golden_prediction(sp.Rational(1, 100) if ctx.mutate else 0)
     meas = {"tau": [jp.tau for jp in res.jumps], "neurons": [jp.neuron for jp in res.jumps],
             "fitted": [jp.fitted for jp in res.jumps], "u3_final": res.jumps[-1].exponents[2],
@@ -703,64 +701,3 @@ def aligned_neuron_active_on_its_set(ctx: Context) -> Outcome:
                         "≤ 1e-7 (ε ≥ 1e-8 computed from 1 − ⟨u,v⟩)", slack=1e-7,
                         message=f"largest normalized left − right side {worst.max():.3g} (≤ 0 claimed) over "
                                 f"{len(pairs)} pairs")
-
-
-# --------------------------------------------------------------------------------------------------
-# Hypothesis 1: just after each jump the flow sits at the predicted saddle with the predicted exponents
-HYP1_EPS = 0.05
-HYP1_LAMBDAS = ("1e-20", "1e-40", "1e-80")
-
-
-def golden_instance():
-    from relucheck.numerics.instances import Instance
-
-    return Instance(np.eye(4), GOLDEN_LABELS, GOLDEN_DIRECTIONS, GOLDEN_SIGNS, {"instance": "spec C §2.7 golden"})
-
-
-def _hyp1_runs():
-    from relucheck.numerics.orthogonal_flow import uw_flow
-
-    inst = golden_instance()
-    return inst, {lam: uw_flow(inst, lam) for lam in HYP1_LAMBDAS}
-
-
-def _hyp1_errors(lp, run, mutate):
-    """Largest Hypothesis-1 defect over k = 0..K at t_k = τ_k + ε: item (1) |ũ_j − u_j| for unfitted j (ũ_j =
-    −ln ρ_j / (2 ln(1/λ)), interpolated linearly in τ between samples, exact on plateaus where ũ is affine), item (2)
-    |ρ_j − ‖y_{S_j}‖|/‖y_{S_j}‖ for fitted j (eqs. 13–14: a_j² = ‖y_S‖), item (3) |L − L(θ̄^{(k)})|/L(θ̄^{(0)})."""
-    L = run.log_inv_lambda
-    u_flow = -np.log(np.maximum(run.rho, np.finfo(float).tiny)) / (2 * L)
-    worst = 0.0
-    for k in range(len(lp.jumps) + 1):
-        t_k = (lp.jumps[k - 1].tau if k else 0.0) + HYP1_EPS
-        fitted = {jp.neuron: jp.norm_y for jp in lp.jumps[:k]}
-        u_pred = lp.exponents_at(t_k)
-        if mutate:
-            u_pred = 2 * u_pred - 1          # slopes doubled (rate constant 2/n)
-        for j in range(len(lp.signs)):
-            if j in fitted:
-                rho = np.interp(t_k, run.taus, run.rho[:, j])
-                worst = max(worst, abs(rho - fitted[j]) / fitted[j])
-            else:
-                worst = max(worst, abs(np.interp(t_k, run.taus, u_flow[:, j]) - u_pred[j]))
-        loss = np.interp(t_k, run.taus, run.losses)
-        worst = max(worst, abs(loss - lp.plateaus[k]) / lp.plateaus[0])
-    return worst
-
-
-@check("C.hyp1.state_after_each_jump", statement="C.hyp1", precision="float64 (uw-float64 engine)",
-       mutant="exponent slopes doubled (the rate constant 2/n of PyTorch's MSELoss, caveat U1)")
-def state_after_each_jump(ctx: Context) -> Outcome:
-    """Hypothesis 1 items (1)–(3) at t_k = τ_k + 0.05 for every k on the golden instance, flow engine "uw-float64" at
-    λ = 1e-20, 1e-40, 1e-80: the defect must decrease as λ decreases and be ≤ ε = 0.05 at λ = 1e-80."""
-    inst, runs = ctx.cached("runs", _hyp1_runs)
-    lp = limit_process(inst.labels, inst.signs, inst.activation())
-    errors = [_hyp1_errors(lp, runs[lam], ctx.mutate) for lam in HYP1_LAMBDAS]
-    decreasing = all(b < a for a, b in zip(errors, errors[1:], strict=False))
-    ok = decreasing and errors[-1] <= HYP1_EPS
-    return Outcome(Status.VERIFIED if ok else Status.REFUTED, f"decreasing, ≤ {HYP1_EPS} at λ = {HYP1_LAMBDAS[-1]}",
-                   errors, HYP1_EPS,
-                   "Hypothesis 1 is 'for every ε and λ small enough': ε = 0.05 (= t_k − τ_k) must be reached at the "
-                   "smallest λ, and the defect must shrink with λ (its law: O(1/ln(1/λ)) for exponents, λ^c for the rest; "
-                   "the integration error, rtol 1e-10, is far below)",
-                   f"defects {', '.join(f'{e:.3g}' for e in errors)} at λ = {', '.join(HYP1_LAMBDAS)}")
