@@ -5,7 +5,8 @@ Instance: n = 64 orthonormal inputs x_i = e_i in ℝ^64 (the papers' setting), m
 
 1. reference: the "float64" flow engine of `numerics.flows` (data basis) at rtol 1e-12 gives the flow's own jump
    times τ̂_k at λ = 1e-40;
-2. plain GD in raw coordinates (`numerics.gd.gradient_descent`, one field evaluation per step) with
+2. plain GD in raw coordinates (the batched GD core on one problem, `numerics.flows.batched_gd.descend`, one field
+   evaluation per step) with
    learning rates η = 0.05, 0.02, 0.01, 0.005, 0.002: jump times by the same half-fit rule (`sampled_jump_times`) with
    τ = k η / ln(1/λ); its error is max_k |τ_k^GD − τ̂_k| (first order in η);
 3. the event-aware flow ("float64" in the inputs basis and in the data basis) at rtol 1e-2 … 1e-10: the cheapest run whose
@@ -25,7 +26,7 @@ import time
 import numpy as np
 
 from relucheck.numerics import datasets
-from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.initializations import balanced
 from relucheck.numerics.instances import Instance
 from relucheck.numerics.scale import InitScale
@@ -60,14 +61,14 @@ def run_gd(inst: Instance, lr: float, horizon: float, L: float):
     a0, W0 = balanced(inst, LAM)
     steps = int(math.ceil(horizon * L / lr))
     rho = np.empty((steps + 1, inst.m))
-    rho[0] = a0**2
 
-    def record(k, a, W):
+    def record(k, _field, a, _W):  # the state after k steps
         rho[k] = a * a
-        return False
 
     start = time.perf_counter()
-    gradient_descent(inst.inputs, inst.labels, a0, W0, lr, steps, record_every=steps + 1, callback=record)
+    a, W = np.array(a0, dtype=float), np.array(W0, dtype=float)
+    descend(GDBatch.shared(inst.inputs, inst.labels), a, W, lr, steps, observe=record)
+    rho[steps] = a * a
     seconds = time.perf_counter() - start
     taus = np.arange(steps + 1) * lr / L
     return sampled_jump_times(taus, rho), steps, seconds

@@ -1,6 +1,7 @@
 """Benchmark: paper B's batched GD (numerics.paper_b_sim.batch_gd) against the naive way, one seed at a
-time with numerics.gd.gradient_descent, on the same runs in the same process; and the stacked matmul
-of `_step_terms` (one small gemm per run) against one big (B·p, d) gemm and einsum. Prints times and ratios.
+time (the GD core `numerics.flows.batched_gd.descend` on one run, no batch axis), on the same runs in the same
+process; and the stacked matmul of the core's products (one small gemm per run) against one big (B·p, d) gemm
+and einsum. Prints times and ratios.
 
     python3 -m bench.bench_paper_b [--runs 32] [--steps 200]
 """
@@ -12,8 +13,7 @@ import time
 import numpy as np
 
 from relucheck.numerics import paper_b_sim as sim
-from relucheck.numerics.gd import gradient_descent
-from relucheck.numerics.network import paper_b
+from relucheck.numerics.flows.batched_gd import descend
 
 
 def main() -> None:
@@ -30,8 +30,10 @@ def main() -> None:
     t_batch = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    finals = [gradient_descent(X, y, A[b], W[b], 1.0, args.steps, convention=paper_b(p), record_every=args.steps)[:2]
-              for b in range(args.runs)]
+    one_run = sim.runs_of(X, y, p)
+    finals = [(A[b].copy(), W[b].copy()) for b in range(args.runs)]
+    for a_b, W_b in finals:
+        descend(one_run, a_b, W_b, 1.0, args.steps)
     t_naive = time.perf_counter() - t0
     err = max(float(np.max(np.abs(run.W[b] - finals[b][1]))) for b in range(args.runs))
     print(f"GD, {args.runs} seeds × {args.steps} steps (n = {n}, d = {d}, p = {p}): batched {t_batch:.3f} s, "

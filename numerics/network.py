@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 
 __all__ = [
     "Convention",
@@ -88,7 +89,7 @@ def pattern_residuals(y, a, Z, weights, convention: Convention = PAPER_A):
     return y - (h if convention.width_divisor == 1 else h / convention.width_divisor)
 
 
-def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None):
+def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None, n=None):
     """(da/dt, dW/dt) given the *effective residuals* V (n, m): linear in each neuron's own (a_j, w_j).
 
     da_j/dt = c ⟨w_j, D_j⟩, dw_j/dt = c a_j D_j with D_j = (1/n) Σ_i V_ij x_i and c = scale·time_factor
@@ -96,13 +97,18 @@ def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None):
     carries its Filippov weights there, V_ij = η_ij r_i (`numerics.flows.filippov`). Given V the field is
     linear in θ_j = (a_j, w_j), which the log-scale engine uses (θ_j = e^{ρ_j} φ_j). Batch axes lead.
     ``D`` (m, d) = Σ_i V_ij x_i may be given when the caller has a cheaper product (data written in their own
-    orthonormal basis); X is then unused.
+    orthonormal basis, or accumulated over blocks of data); X is then unused. ``n`` is the number of data of each
+    problem when stacked problems are padded with zero rows (an int or an array over the batch axes; default:
+    the rows of V, which may then be None if D is given).
     """
-    num, den = _coefficient(convention, V.shape[-2])
+    num, den = _coefficient(convention, V.shape[-2] if n is None else n)
     D = V.swapaxes(-1, -2) @ X if D is None else D  # (m, d): Σ_i V_ij x_i
     if D.dtype == object:  # exact integer ratio for mpmath / arb numbers
         return (W * D).sum(-1) * num / den, (a[..., None] * D) * num / den
     coef = num / den
+    if isinstance(coef, (np.ndarray, np.generic)):  # n from numpy (one per problem of a batch): D's arithmetic
+        coef = np.asarray(coef, dtype=D.dtype)
+        coef = coef[..., None] if coef.ndim else coef
     return (W * D).sum(-1) * coef, (coef * a)[..., None] * D
 
 

@@ -1,17 +1,18 @@
 """Vectorized simulations for paper B: many seeds at once (B's convention: output/p, time×p).
 
 Gradient descent with step η on p·L is the explicit Euler scheme of B's flow (3) (the authors'
-protocol, lr = 1). `batch_gd` advances B independent initializations of the same data together
-with batched matrix products; finished runs are dropped from the batch, so a batch costs about
-as much as its slowest member. The formulas are those of `numerics.network` (σ'(0) = 0), written
-for a leading batch axis:
+protocol, lr = 1). `batch_gd` advances B independent initializations of the same data together through the
+batched GD core (`numerics.flows.batched_gd`: one shared data set, the field of `numerics.network` with a
+leading batch axis, σ'(0) = 0); finished runs are dropped from the batch, so a batch costs about as much as
+its slowest member:
 
-    Z = W Xᵀ (B, p, n),  h = (1/p) Σ_j a_j σ(Z_j),  r = y − h,
-    da_j = (1/n) Σ_i r_i σ(Z_ji),  dw_j = (a_j/n) Σ_i r_i 1{Z_ji > 0} x_i      (= −p∇L, B eqs. 13–14).
+    h = (1/p) Σ_j a_j σ(⟨w_j, x⟩),  r = y − h,
+    da_j = (1/n) Σ_i r_i σ(⟨w_j, x_i⟩),  dw_j = (a_j/n) Σ_i r_i 1{⟨w_j, x_i⟩ > 0} x_i      (= −p∇L, B eqs. 13–14).
 
 `span_coordinates` reduces data in ℝ^d to the n-dimensional span of the inputs: components of w_j
 orthogonal to every x_i never move (dw_j ∈ span{x_i}), so they only enter through ‖w_j(0)‖ in the
-initialization of a_j (spec B16's trick), which makes d = 10^5 as cheap as d = n.
+initialization of a_j (spec B16's trick), which makes d = 10^5 as cheap as d = n. Canonical orthogonal
+inputs x_i = λ_i e_i may be given as the vector of their norms λ (products by X become products by λ).
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ import numpy as np
 
 from .datasets import rng_of
 from .errors import RelucheckInputError
+from .flows.batched_gd import GDBatch, descend
+from .network import paper_b
 
 
 @dataclass
@@ -35,36 +38,26 @@ class BatchRun:
     history: np.ndarray | None = None  # (B, steps + 1) losses when requested
 
 
-def _step_terms(X, y, A, W):
-    """(r, da, dW) for every run; X may be an (n, d) matrix or, for canonical orthogonal data in span
-    coordinates, the 1-D vector of norms λ (x_i = λ_i e_i), which replaces the matrix products by products."""
-    p = W.shape[1]
-    n = len(y)
-    # stacked matmul: one small gemm per run, below BLAS's threading threshold (a single (B·p, d) gemm is
-    # threaded and 10-30× slower on a loaded machine; bench/bench_paper_b.py)
-    Z = W * X if X.ndim == 1 else W @ X.T
-    act = Z > 0
-    R = Z * act
-    r = y - (A[:, None, :] @ R)[:, 0, :] / p
-    da = (R @ r[:, :, None])[:, :, 0] / n
-    M = act * r[:, None, :]
-    dW = A[:, :, None] * (M * X if X.ndim == 1 else M @ X) / n
-    return r, da, dW
+def runs_of(X, y, p: int) -> GDBatch:
+    """B's runs on one data set: X (n, d), or the (n,) norms λ_i of canonical orthogonal inputs x_i = λ_i e_i."""
+    return GDBatch.shared(X, y, convention=paper_b(p))
+
+
+def pl_of(field, p: int) -> np.ndarray:
+    """μ = p‖∇L‖²/L = ‖(da, dW)‖²/(pL) of every run from its field (B eq. 5); NaN where L = 0 (μ undefined)."""
+    L, grad2 = field.loss(), field.grad_sq()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(L > 0, grad2 / (p * L), np.nan)
 
 
 def losses(X, y, A, W) -> np.ndarray:
     """L(θ) of every run of the batch (1/(2n) Σ r_i², B's 1/p output)."""
-    r, _, _ = _step_terms(X, y, A, W)
-    return (r * r).sum(1) / (2 * len(y))
+    return runs_of(X, y, A.shape[-1]).evaluate(A, W).loss()
 
 
 def local_pl(X, y, A, W) -> np.ndarray:
-    """μ = p‖∇L‖²/L = ‖da, dW‖²/(pL) for every run (B eq. 5); NaN where L = 0 (μ undefined)."""
-    r, da, dW = _step_terms(X, y, A, W)
-    L = (r * r).sum(1) / (2 * len(y))
-    grad2 = (da * da).sum(1) + (dW * dW).sum((1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(L > 0, grad2 / (A.shape[1] * L), np.nan)
+    """μ = p‖∇L‖²/L for every run (B eq. 5); NaN where L = 0."""
+    return pl_of(runs_of(X, y, A.shape[-1]).evaluate(A, W), A.shape[-1])
 
 
 def good_event(X, y, A, W) -> np.ndarray:
@@ -78,9 +71,9 @@ def batch_gd(X, y, A0, W0, lr: float, steps: int, *, stop_loss: float | None = N
              history: bool = False) -> BatchRun:
     """``steps`` GD steps of B's flow for every run; a run stops early once L < ``stop_loss``.
 
-    X is (n, d), or the (n,) norms of canonical orthogonal inputs (see `_step_terms`). With
-    ``history`` the loss of every run before each step is kept in ``BatchRun.history`` (B, steps + 1),
-    NaN after a run stopped (then ``chunk`` is 1 so that the stopping step is exact).
+    X is (n, d), or the (n,) norms of canonical orthogonal inputs (`runs_of`). With ``history`` the loss of
+    every run before each step is kept in ``BatchRun.history`` (B, steps + 1), NaN after a run stopped (then
+    ``chunk`` is 1 so that the stopping step is exact).
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -91,31 +84,31 @@ def batch_gd(X, y, A0, W0, lr: float, steps: int, *, stop_loss: float | None = N
     d = X.shape[0] if X.ndim == 1 else X.shape[1]
     if A.ndim != 2 or W.ndim != 3 or W.shape[:2] != A.shape or W.shape[2] != d:
         raise RelucheckInputError(f"shapes: A (B, p), W (B, p, d) with d = {d}; got {A.shape}, {W.shape}")
-    B = A.shape[0]
-    loss0 = losses(X, y, A, W)
+    B, p = A.shape
+    runs = runs_of(X, y, p)
+    F = runs.evaluate(A, W)
+    loss0 = F.loss()
     hist = np.full((B, steps + 1), np.nan) if history else None
     if history:
         chunk = 1
+        hist[:, 0] = loss0
     done_steps = np.full(B, steps)
     live = np.arange(B)
     k = 0
     while k < steps and live.size:
-        for _ in range(min(chunk, steps - k)):
-            r, da, dW = _step_terms(X, y, A[live], W[live])
-            if history:
-                hist[live, k] = (r * r).sum(1) / (2 * len(y))
-            A[live] += lr * da
-            W[live] += lr * dW
-            k += 1
-        if stop_loss is not None or (history and k == steps):
-            now = losses(X, y, A[live], W[live])
-            if history:
-                hist[live, k] = now
-            if stop_loss is not None:
-                fin = now < stop_loss
-                done_steps[live[fin]] = k
-                live = live[~fin]
-    return BatchRun(A, W, loss0, losses(X, y, A, W), done_steps, local_pl(X, y, A, W), hist)
+        la, lW = A[live], W[live]
+        taken, F = descend(runs, la, lW, float(lr), min(chunk, steps - k), field=F)
+        A[live], W[live] = la, lW
+        k += taken
+        now = F.loss()
+        if history:
+            hist[live, k] = now
+        if stop_loss is not None:
+            fin = now < stop_loss
+            done_steps[live[fin]] = k
+            live, F = live[~fin], F.take(~fin)
+    F = runs.evaluate(A, W)
+    return BatchRun(A, W, loss0, F.loss(), done_steps, pl_of(F, p), hist)
 
 
 def paper_b_init(B: int, p: int, d: int, seed) -> tuple[np.ndarray, np.ndarray]:

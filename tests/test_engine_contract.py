@@ -53,7 +53,7 @@ _cache: dict = {}
 def run(engine: str, case: str, **extra):
     key = (engine, case, tuple(sorted(extra.items())))
     if key not in _cache:
-        _cache[key] = solve(problem(case), engine, **ENGINE_OPTIONS.get(engine, {}), **extra)
+        _cache[key] = solve(problem(case), engine, **{**ENGINE_OPTIONS.get(engine, {}), **extra})
     return _cache[key]
 
 

@@ -1,12 +1,12 @@
 """The float64 flow engine of `numerics.flows` on data of any kind, in real time t (papers A and B), and plain GD
-(numerics/gd.py)."""
+(numerics/flows/batched_gd.py)."""
 import numpy as np
 import pytest
 
 from relucheck.numerics import datasets, initializations
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.numerics.flows import EventKind, FlowProblem, Init, Status, solve
-from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.instances import Instance
 from relucheck.numerics.network import PAPER_A, field, loss
 
@@ -55,7 +55,8 @@ def test_gd_small_steps_track_the_flow():
     y = datasets.linear_teacher(X, 1)
     a0, W0 = initializations.dominated(4, 5, 0.8, 1)
     res = flow(X, y, a0, W0, 5.0, save_at=(0.0, 5.0))
-    a, W, _ = gradient_descent(X, y, a0, W0, 1e-3, 5000, record_every=5000)
+    a, W = a0.copy(), W0.copy()
+    descend(GDBatch.shared(X, y), a, W, 1e-3, 5000)
     # Euler's global error is O(step · t) = O(5e-3) relative to the motion; much tighter in practice
     assert np.allclose(a, res.trajectory.a[-1], atol=5e-3) and np.allclose(W, res.trajectory.W[-1], atol=5e-3)
     assert loss(X, y, a, W) == pytest.approx(res.trajectory.loss[-1], rel=1e-2)
@@ -67,7 +68,7 @@ def test_bad_arguments():
     with pytest.raises(RelucheckInputError, match="horizon must be a finite time > 0"):
         flow(X, y, a0, W0, -1.0)
     with pytest.raises(RelucheckInputError, match="learning rate must be > 0"):
-        gradient_descent(X, y, a0, W0, 0.0, 10)
+        descend(GDBatch.shared(X, y), a0.copy(), W0.copy(), 0.0, 10)
 
 
 def test_field_pattern_argument_freezes_inactive_components():

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relucheck.numerics.flows import FlowProblem, Status, available_engines, solve
+from relucheck.numerics.flows import FlowProblem, Init, Status, solve
 from relucheck.testing.strategies import general_instances, random_general_instance
 
 STEP = 0.04  # GD steps STEP and STEP/4 in real time t
@@ -37,10 +37,6 @@ def assert_gd_converges_to(flow, coarse, fine, labels):
     assert gap <= 0.6 * law + floor, f"|GD(η/4) − flow| = {gap:.3g} but |GD(η) − GD(η/4)| = {law:.3g}"
 
 
-needs_gd = pytest.mark.skipif("gd" not in available_engines(), reason="the 'gd' engine is not registered")
-
-
-@needs_gd
 @settings(max_examples=8, deadline=None)
 @given(general_instances(n=st.integers(3, 6), d=st.integers(2, 3), m=st.integers(2, 5)),
        st.sampled_from(["1e-3", "1e-6", "1e-10"]))
@@ -49,7 +45,6 @@ def test_gradient_descent_converges_to_the_flow_on_drawn_instances(instance, lam
     assert_gd_converges_to(flow, coarse, fine, instance.labels)
 
 
-@needs_gd
 @pytest.mark.parametrize("seed, codimension", [(1, 1), (3, 2)])
 def test_gradient_descent_converges_to_the_flow_through_sliding(seed, codimension):
     """Instances where a neuron slides on one kink (seed 1) and on two kinks at once (seed 3)."""
@@ -59,19 +54,12 @@ def test_gradient_descent_converges_to_the_flow_through_sliding(seed, codimensio
     assert_gd_converges_to(flow, coarse, fine, instance.labels)
 
 
-@needs_gd
 def test_the_property_fails_for_a_flow_off_the_limit():
     """The mutant: the flow of other data (labels scaled by 1.01) is not GD's limit, and the property says so."""
     instance = random_general_instance(6, 3, 5, 3)
     flow, coarse, fine = loss_curves(instance, "1e-10")
     times = tuple(np.linspace(0.0, HORIZON, 61))
-    other = solve(FlowProblem(instance.inputs, 1.01 * instance.labels, flow_init(instance, "1e-10"), horizon=HORIZON,
-                              save_at=times), "float64")
+    init = Init.balanced(instance.directions, instance.signs, "1e-10")
+    other = solve(FlowProblem(instance.inputs, 1.01 * instance.labels, init, horizon=HORIZON, save_at=times), "float64")
     with pytest.raises(AssertionError, match="GD"):
         assert_gd_converges_to(other, coarse, fine, instance.labels)
-
-
-def flow_init(instance, lam):
-    from relucheck.numerics.flows import Init
-
-    return Init.balanced(instance.directions, instance.signs, lam)

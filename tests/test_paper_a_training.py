@@ -6,9 +6,8 @@ from hypothesis import strategies as st
 
 from relucheck.numerics import datasets, initializations
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
-from relucheck.numerics.gd import gradient_descent
-from relucheck.numerics.paper_a_training import (BatchProblems, fit_exponent, interpolation_limit, threshold_sweep,
-                                       train_batch)
+from relucheck.numerics.flows.batched_gd import GDBatch, descend
+from relucheck.numerics.paper_a_training import fit_exponent, interpolation_limit, threshold_sweep, train_batch
 from relucheck.theory.paper_a_limits import D_inf_relu, G_inf_relu, two_piece_ols
 from relucheck.theory.statements import all_statements
 
@@ -16,15 +15,17 @@ seeds = st.integers(0, 2**31 - 1)
 
 
 def test_batched_gd_equals_per_problem_gd_with_padding():
-    """Problems of different n share one padded array: each must follow its own plain GD exactly."""
+    """Problems of different n share one padded array: each must follow its own plain GD (the core on that problem
+    alone) to rounding: the same operations, summed in another order (padding rows add exact zeros)."""
     rng = np.random.default_rng(0)
     d, m, lr, steps = 3, 7, 0.05, 300
     probs = [(rng.standard_normal((n, d)), rng.standard_normal(n)) for n in (5, 17, 11)]
     inits = [initializations.gaussian(m, d, 0.5, rng) for _ in probs]
-    res = train_batch(BatchProblems.stack(probs), np.array([i[0] for i in inits]), np.array([i[1] for i in inits]),
+    res = train_batch(GDBatch.stack(probs), np.array([i[0] for i in inits]), np.array([i[1] for i in inits]),
                       lr, steps, check_every=steps)
     for b, ((X, y), (a0, W0)) in enumerate(zip(probs, inits)):
-        a, W, _ = gradient_descent(X, y, a0, W0, lr, steps, record_every=steps)
+        a, W = a0.copy(), W0.copy()
+        descend(GDBatch.shared(X, y), a, W, lr, steps)
         assert np.max(np.abs(res.a[b] - a)) <= 1e-12 and np.max(np.abs(res.W[b] - W)) <= 1e-12
 
 
@@ -35,7 +36,7 @@ def test_stopping_rules_and_status():
     probs = [(X, X[:, 0] + 0.5 * rng.standard_normal(len(X))) for X, _ in probs]
     ref = [np.sum((y - X @ np.linalg.lstsq(X, y, rcond=None)[0]) ** 2) / (2 * len(y)) for X, y in probs]
     inits = [initializations.gaussian(50, d, 1e-3, rng) for _ in probs]
-    res = train_batch(BatchProblems.stack(probs), np.array([i[0] for i in inits]), np.array([i[1] for i in inits]),
+    res = train_batch(GDBatch.stack(probs), np.array([i[0] for i in inits]), np.array([i[1] for i in inits]),
                       0.05, 40000, loss_ref=np.maximum(ref, 1e-3), check_every=500)
     assert res.status[0] == "interpolating"  # n = d = 2 points: a 2-neuron fit is exact
     assert res.status[1] in ("stationary", "budget") and res.loss[1] >= 0.9 * ref[1]
@@ -43,11 +44,11 @@ def test_stopping_rules_and_status():
 
 
 def test_train_batch_rejects_bad_arguments():
-    P = BatchProblems.stack([(np.ones((2, 2)), np.ones(2))])
+    P = GDBatch.stack([(np.ones((2, 2)), np.ones(2))])
     with pytest.raises(RelucheckInputError, match="lr > 0"):
         train_batch(P, np.zeros((1, 1)), np.zeros((1, 1, 2)), 0.0, 10)
     with pytest.raises(RelucheckInputError, match="X must be"):
-        BatchProblems.stack([(np.ones((2, 2)), np.ones(3))])
+        GDBatch.stack([(np.ones((2, 2)), np.ones(3))])
 
 
 def test_threshold_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
@@ -137,8 +138,6 @@ def test_statements_carry_both_numberings():
 @settings(max_examples=20)
 def test_two_piece_estimator_is_a_stationary_point(seed, m_plus, m_minus):
     """H7: split β̂_± over balanced neurons w_j ∥ β̂_+ (a_j > 0) and w_j ∥ −β̂_− (a_j < 0): ∇L = 0, L = L_2OLS."""
-    from relucheck.numerics.paper_a_training import losses_and_grads
-
     rng = np.random.default_rng(seed)
     X = datasets.margin_inputs(80, 3, rng, c0=0.3)
     y = datasets.linear_teacher(X, rng, noise=0.5)
@@ -151,6 +150,6 @@ def test_two_piece_estimator_is_a_stationary_point(seed, m_plus, m_minus):
             norm = np.sqrt(s * np.linalg.norm(beta))
             a.append(sign * norm)
             W.append(norm * beta / np.linalg.norm(beta))
-    loss, da, dW = losses_and_grads(BatchProblems.stack([(X, y)]), np.array([a]), np.array([W]))
-    assert np.sqrt((da**2).sum() + (dW**2).sum()) <= 1e-12
-    assert abs(loss[0] - t.loss_2ols) <= 1e-14
+    F = GDBatch.stack([(X, y)]).evaluate(np.array([a]), np.array([W]))
+    assert np.sqrt(F.grad_sq()[0]) <= 1e-12
+    assert abs(F.loss()[0] - t.loss_2ols) <= 1e-14

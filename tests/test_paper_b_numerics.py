@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from relucheck.numerics import paper_b_sim as sim
 from relucheck.numerics.errors import RelucheckInputError
-from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.network import loss, paper_b
 from relucheck.proofs_checks.checks.paper_b_curvature import lemma7_bounds, mu_of
 from relucheck.proofs_checks.figures import paper_b as fig
@@ -22,7 +22,8 @@ def test_batch_gd_equals_network_gd_run_by_run(seed, n, d, p):
     A, W = sim.paper_b_init(3, p, d, rng)
     run = sim.batch_gd(X, y, A, W, 0.1, 30)
     for b in range(3):
-        a, Wb, _ = gradient_descent(X, y, A[b], W[b], 0.1, 30, convention=paper_b(p))
+        a, Wb = A[b].copy(), W[b].copy()
+        descend(GDBatch.shared(X, y, convention=paper_b(p)), a, Wb, 0.1, 30)  # one run, no batch axis
         np.testing.assert_allclose(run.A[b], a, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(run.W[b], Wb, rtol=1e-10, atol=1e-12)
         assert run.loss[b] == pytest.approx(loss(X, y, a, Wb, paper_b(p)), rel=1e-9, abs=1e-14)

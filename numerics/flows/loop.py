@@ -26,6 +26,7 @@ Then the status is PRECISION, naming it, and `solve(..., engine="auto")` escalat
 """
 from __future__ import annotations
 
+import bisect
 import math
 import time
 
@@ -274,7 +275,7 @@ def _settled(run: _Run, last_event_t: float, settle_rtol: float) -> bool:
     t = run.step_t[-1]
     if t < last_event_t + SETTLE_DELAY or t < SETTLE_DELAY:
         return False
-    k = int(np.searchsorted(run.step_t, t - SETTLE_DELAY))
+    k = bisect.bisect_left(run.step_t, t - SETTLE_DELAY)  # on the list itself: no O(steps) conversion per step
     loss_then, loss_now = run.step_loss[k], run.step_loss[-1]
     # what the loss and the log-norm rates cannot be told from: rounding, and the engine's error on the residuals
     # (at a minimum they are made of residuals at that level): L = ‖r‖²/2n moves by ‖r‖ ‖δr‖/n, and

@@ -1,5 +1,6 @@
 """Paper A, training dynamics on Assumption-4.1 data: Lemmas F.2–F.6 and Theorem 4.1 (spec A §5.1: S6, S7,
-M2, N5–N9, N11, N16). GD runs use the batched trainer (`numerics.paper_a_training`), time = steps × η."""
+M2, N5–N9, N11, N16). GD runs use the batched GD core (`numerics.flows.batched_gd`) and paper A's trainer
+(`numerics.paper_a_training`), time = steps × η."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -8,7 +9,9 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from relucheck.numerics import datasets, initializations
-from relucheck.numerics.paper_a_training import BatchProblems, losses_and_grads, train_batch
+from relucheck.numerics.flows.batched_gd import GDBatch, descend
+from relucheck.numerics.network import field
+from relucheck.numerics.paper_a_training import train_batch
 from relucheck.theory.paper_a_limits import (ols_excess_risk_gaussian, two_piece_excess_risk_prediction, two_piece_ols)
 
 from ..registry import Context, check
@@ -42,18 +45,13 @@ def early_runs(seed: int):
     W = np.array([i[1] for i in inits])
     a0 = a.copy()
     B = len(LAMBDAS_EARLY)
-    P = BatchProblems.stack([(X, y)] * B)
     k_align = np.round(0.5 * np.log(1 / np.array(LAMBDAS_EARLY)) / np.linalg.norm(D_plus) / LR_EARLY).astype(int)
     pos = a0[0] > 0
     align_plus, align_minus, growth = np.zeros(B), np.zeros(B), np.zeros(B)
     t_esc = np.full(B, np.nan)
     half = 0.5 * np.linalg.norm(ols.beta_plus)
-    step = 0
-    while np.isnan(t_esc).any() and step < 20000:
-        _, da, dW = losses_and_grads(P, a, W)
-        a += LR_EARLY * da
-        W += LR_EARLY * dW
-        step += 1
+
+    def observe(step, _field, a, W):  # the state after `step` GD steps
         for b in np.flatnonzero(k_align == step):
             cos = W[b] @ D_plus / (np.linalg.norm(W[b], axis=1) * np.linalg.norm(D_plus))
             cos_m = -(W[b] @ D_minus) / (np.linalg.norm(W[b], axis=1) * np.linalg.norm(D_minus))
@@ -62,6 +60,9 @@ def early_runs(seed: int):
         v_plus = np.einsum("bm,bmd->bd", a * pos, W)
         hit = np.isnan(t_esc) & (np.linalg.norm(v_plus, axis=1) >= half)
         t_esc[hit] = step * LR_EARLY
+        return step >= 20000 or not np.isnan(t_esc).any()
+
+    descend(GDBatch.shared(X, y), a, W, LR_EARLY, 20001, observe=observe)  # one data set, B initializations
     return dict(D_plus=D_plus, D_minus=D_minus, k_align=k_align, align_plus=align_plus, align_minus=align_minus,
                 growth=growth, t_esc=t_esc, pos=int(pos.sum()), m=m)
 
@@ -125,12 +126,10 @@ def logistic(ctx: Context) -> Outcome:
     bp, bm = ols.beta_plus, ols.beta_minus
     a0 = np.array([s0, -s0])
     W0 = np.array([s0 * bp / np.linalg.norm(bp), -s0 * bm / np.linalg.norm(bm)])
-    P = BatchProblems.stack([(X, y)])
 
     def rhs(_, z):
-        a, W = z[:2][None, :], z[2:].reshape(1, 2, 2)
-        _, da, dW = losses_and_grads(P, a, W)
-        return np.concatenate([da[0], dW[0].ravel()])
+        da, dW = field(X, y, z[:2], z[2:].reshape(2, 2))
+        return np.concatenate([da, dW.ravel()])
 
     ts = np.array([1.0, 5.0, 10.0, 20.0])
     sol = ctx.cached("sol", lambda: solve_ivp(rhs, (0, 20), np.concatenate([a0, W0.ravel()]), method="DOP853",
@@ -214,7 +213,7 @@ def limit_runs(seed: int, widths: tuple = (100,), problems: tuple = ((2, 80), (3
         for m in widths:
             a0, W0 = initializations.dominated(m, d, 1e-3, rng)
             runs.append((m, a0, W0))
-        P = BatchProblems.stack([(X, y)] * len(runs))
+        P = GDBatch.stack([(X, y)] * len(runs))
         # pad widths to a common m with zero neurons (a zero neuron has zero gradient and stays zero)
         M = max(widths)
         A0 = np.zeros((len(runs), M))
@@ -302,9 +301,8 @@ def spurious(ctx: Context) -> Outcome:
     random features rarely hit, so 2n random features do not span ℝ^n there)."""
     r = next(r for r in limit_runs(ctx.seed) if r["d"] == 3)
     X, y, n = r["X"], r["y"], len(r["y"])
-    P = BatchProblems.stack([(X, y)])
-    loss, da, dW = losses_and_grads(P, r["a"][None], r["W"][None])
-    grad = float(np.sqrt((da**2).sum() + (dW**2).sum()))
+    at_limit = GDBatch.shared(X, y).evaluate(r["a"], r["W"])
+    loss, grad = float(at_limit.loss()), float(np.sqrt(at_limit.grad_sq()))
     rng = np.random.default_rng([ctx.seed, 45])
     Wr = rng.standard_normal((2 * n, X.shape[1]))
     F = np.maximum(X @ Wr.T, 0)
@@ -315,11 +313,11 @@ def spurious(ctx: Context) -> Outcome:
     U = rng.standard_normal((100000, X.shape[1]))
     U /= np.linalg.norm(U, axis=1, keepdims=True)
     g_res = np.abs(np.maximum(U @ X.T, 0) @ resid / n).max()
-    lowest = float(loss[0]) if ctx.mutate else loss_int
-    out = within_bound(lowest, float(loss[0]) * 1e-6, "an interpolant of n = 80 points with 160 random features "
+    lowest = loss if ctx.mutate else loss_int
+    out = within_bound(lowest, loss * 1e-6, "an interpolant of n = 80 points with 160 random features "
                        "(full row rank, smallest singular value ≈ 1e-2) reaches the float64 floor ≈ 1e-26, far below "
                        "1e-6 L_2OLS", side="<=",
-                       message=f"‖∇L(θ∞)‖ = {grad:.3g}; L(θ∞) = {float(loss[0]):.6g}; interpolant loss {loss_int:.3g}; "
+                       message=f"‖∇L(θ∞)‖ = {grad:.3g}; L(θ∞) = {loss:.6g}; interpolant loss {loss_int:.3g}; "
                                f"max_w |G_res(w)| = {g_res:.3g}", gradient=grad, g_res=g_res)
     return out.require(grad <= 1e-8 and g_res >= 1e-6, "not a stationary point, or no descent direction by adding a neuron")
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from relucheck.numerics import paper_b_sim as sim
+from relucheck.numerics.flows.batched_gd import descend
 from relucheck.theory.paper_b_probability import clopper_pearson
 
 from ..registry import Context, check
@@ -35,12 +36,13 @@ def _bound6_run(seed, p=40, lr=0.02, steps=3000):  # p = 40 as in spec B10
     A, W = sim.paper_b_init_in_span(1, p, X.shape[0], X.shape[1], rng)
     W = W @ np.linalg.qr(X.T)[0].T  # span coordinates → ℝ^d (the frozen part only sets |a|)
     mus, mins = [], []
-    for _ in range(steps):
-        r, da, dW = sim._step_terms(X, y, A, W)
-        mus.append(float(sim.local_pl(X, y, A, W)[0]))
-        mins.append(float(np.min(np.abs(1 - r[0] / y))))
-        A, W = A + lr * da, W + lr * dW
-    return X, y, np.array(mus), np.array(mins), float(sim.losses(X, y, A, W)[0])
+
+    def observe(_k, field, _A, _W):  # before each GD step
+        mus.append(float(sim.pl_of(field, p)[0]))
+        mins.append(float(np.min(np.abs(1 - field.r[0] / y))))
+
+    _, final = descend(sim.runs_of(X, y, p), A, W, lr, steps, observe=observe)
+    return X, y, np.array(mus), np.array(mins), float(final.loss()[0])
 
 
 @check("B.thm1.pointwise_bound", statement="B.thm1",
@@ -130,12 +132,13 @@ def _prop1_run(seed, n=100, d=200, p=20, lr=0.5, steps=3000):
     delta = A[0] ** 2 - (W[0] ** 2).sum(1) - perp2[0]  # Δ_j = a_j(0)² − ‖w_j(0)‖² (Lemma 1: constant)
     wrong = A[0][:, None] * y[None, :] < 0  # (p, n) wrongly signed pairs
     rows = []
-    for k in range(steps):
+
+    def observe(k, field, A, W):  # the state after k GD steps, and its field
         Z = W[0] * lam  # ⟨w_j, x_i⟩
         extinct = not np.any((Z > 0) & wrong)
-        if extinct and sim.losses(lam, y, A, W)[0] > 1e-20:  # below, μ = ‖∇L‖²p/L is rounding noise
-            r, _, _ = sim._step_terms(lam, y, A, W)
-            mu = float(sim.local_pl(lam, y, A, W)[0])
+        if extinct and field.loss()[0] > 1e-20:  # below, μ = ‖∇L‖²p/L is rounding noise
+            r = field.r
+            mu = float(sim.pl_of(field, p)[0])
             act = Z > 0
             F = (W[0] ** 2).sum(1) + perp2[0] - ((np.maximum(Z, 0) / lam) ** 2).sum(1)  # frozen mass F_j
             mass = (act * (delta + 2 * F)[:, None]).sum(0).max() / p
@@ -143,8 +146,8 @@ def _prop1_run(seed, n=100, d=200, p=20, lr=0.5, steps=3000):
             lower7 = 2 / n * lam.min() ** 2 * (act * (A[0] ** 2)[:, None]).sum(0).min() / p  # Lemma 7, orthogonal
             second = 2 * np.pi * np.sqrt(2 / 3) * lam.max() ** 2 / lam.min() * float(np.abs(y - r[0]).max()) * np.sqrt(p / n)
             rows.append((k, mu, first, second, lower7))
-        _, da, dW = sim._step_terms(lam, y, A, W)
-        A, W = A + lr * da, W + lr * dW
+
+    descend(sim.runs_of(lam, y, p), A, W, lr, steps, observe=observe)
     return np.array(rows)
 
 

@@ -203,6 +203,7 @@ def beta0(ctx: Context) -> Outcome:
 
 def _extinction_run(seed, n=100, d=40_000, p=20, delta=1.0, lr=0.05, max_steps=2000):
     from relucheck.numerics import paper_b_sim as sim
+    from relucheck.numerics.flows.batched_gd import descend
 
     rng = np.random.default_rng([seed, 74])
     lam = rng.uniform(1, 2, n)  # x_i = λ_i e_i (span coordinates of orthogonal data in ℝ^d)
@@ -213,25 +214,23 @@ def _extinction_run(seed, n=100, d=40_000, p=20, delta=1.0, lr=0.05, max_steps=2
     wrong = A[0][:, None] * y[None, :] < 0
     u0 = np.maximum(W[0], 0)  # ⟨w_j(0), x̄_i⟩_+
     t_tilde = 2 * n * u0.max() / (np.abs(y).min() * lam.min() * np.sqrt(delta))
-    t_ext = t_star = None
-    prev = np.maximum(W[0] * lam, 0)
-    monotone = True
-    for k in range(max_steps):
+    seen = {"t_ext": None, "t_star": None, "prev": np.maximum(W[0] * lam, 0), "monotone": True}
+
+    def observe(k, _field, A, W):  # the state after k GD steps
         Z = W[0] * lam
-        if t_ext is None and not np.any((Z > 0) & wrong):
-            t_ext = k * lr
+        if seen["t_ext"] is None and not np.any((Z > 0) & wrong):
+            seen["t_ext"] = k * lr
         h = (np.maximum(Z, 0).T @ A[0]) / p
-        if t_star is None and np.any(np.abs(h) > np.abs(y) / 2):
-            t_star = k * lr
-        if t_star is None:
+        if seen["t_star"] is None and np.any(np.abs(h) > np.abs(y) / 2):
+            seen["t_star"] = k * lr
+        if seen["t_star"] is None:
             cur = np.maximum(Z, 0)
-            monotone &= bool(np.all(cur[~wrong] >= prev[~wrong]))
-            prev = cur
-        if t_ext is not None and t_star is not None:
-            break
-        _, da, dW = sim._step_terms(lam, y, A, W)
-        A, W = A + lr * da, W + lr * dW
-    return t_tilde, t_ext, t_star, monotone
+            seen["monotone"] &= bool(np.all(cur[~wrong] >= seen["prev"][~wrong]))
+            seen["prev"] = cur
+        return seen["t_ext"] is not None and seen["t_star"] is not None
+
+    descend(sim.runs_of(lam, y, p), A, W, lr, max_steps, observe=observe)
+    return t_tilde, seen["t_ext"], seen["t_star"], seen["monotone"]
 
 
 @check("B.lem8.extinction", statement="B.lem8",

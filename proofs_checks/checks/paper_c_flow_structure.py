@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from relucheck.numerics.flows import EventKind
-from relucheck.numerics.gd import gradient_descent
+from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.initializations import balanced
 from relucheck.numerics.instances import Instance
 from relucheck.numerics.scale import InitScale
@@ -197,11 +197,11 @@ def _gd_rho(inst, lam, lr, t_end):
     a0, W0 = balanced(inst, lam)
     steps = int(math.ceil(t_end / lr))
     rho = np.empty((steps + 1, inst.m))
-    rho[0] = a0**2
 
-    def record(k, a, W):
+    def record(k, _field, a, _W):  # the state after k steps
         rho[k] = a**2
-        return False
 
-    gradient_descent(inst.inputs, inst.labels, a0, W0, lr, steps, record_every=steps + 1, callback=record)
+    a, W = np.array(a0, dtype=float), np.array(W0, dtype=float)
+    descend(GDBatch.shared(inst.inputs, inst.labels), a, W, lr, steps, observe=record)
+    rho[steps] = a**2
     return rho
