@@ -3,12 +3,13 @@
 Instance: n = 64 orthonormal inputs x_i = e_i in ℝ^64 (the papers' setting), m = 16 neurons, y ~ N(0,1), random signs
 (C Assumption 3), λ = 1e-40. Everything below is measured in this run:
 
-1. reference: the "uw-float64" flow at rtol 1e-12 gives the flow's own jump times τ̂_k at λ = 1e-40;
+1. reference: the "float64" flow engine of `numerics.flows` (data basis) at rtol 1e-12 gives the flow's own jump
+   times τ̂_k at λ = 1e-40;
 2. plain GD in raw coordinates (the batched GD core on one problem, `numerics.flows.batched_gd.descend`, one field
    evaluation per step) with
-   learning rates η = 0.05, 0.02, 0.01, 0.005, 0.002: jump times by the same half-fit rule (`activation_times`) with
+   learning rates η = 0.05, 0.02, 0.01, 0.005, 0.002: jump times by the same half-fit rule (`sampled_jump_times`) with
    τ = k η / ln(1/λ); its error is max_k |τ_k^GD − τ̂_k| (first order in η);
-3. the event-aware flows ("raw-float64", "uw-float64") at rtol 1e-4, 1e-5, …: the cheapest run whose
+3. the event-aware flow ("float64" in the inputs basis and in the data basis) at rtol 1e-2 … 1e-10: the cheapest run whose
    error is at most GD's (at each η) is the one compared.
 
 The printed ratios are GD field evaluations / flow field evaluations (and wall times) at equal jump-time
@@ -25,13 +26,11 @@ import time
 import numpy as np
 
 from relucheck.numerics import datasets
-from relucheck.numerics.engines import activation_times
 from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.initializations import balanced
 from relucheck.numerics.instances import Instance
-from relucheck.numerics.orthogonal_flow import uw_flow
-from relucheck.numerics.orthogonal_raw import raw_flow
 from relucheck.numerics.scale import InitScale
+from relucheck.proofs_checks.checks.paper_c_runs import run_flow, sampled_jump_times
 from relucheck.theory.limit_process import limit_process_of
 
 LAM = "1e-40"
@@ -72,7 +71,7 @@ def run_gd(inst: Instance, lr: float, horizon: float, L: float):
     rho[steps] = a * a
     seconds = time.perf_counter() - start
     taus = np.arange(steps + 1) * lr / L
-    return {j: t for t, j in activation_times(taus, rho)}, steps, seconds
+    return sampled_jump_times(taus, rho), steps, seconds
 
 
 def main() -> None:
@@ -85,23 +84,24 @@ def main() -> None:
     lp = limit_process_of(inst)
     compared = min(COMPARED_JUMPS, len(lp.jumps))
     horizon = lp.jumps[compared - 1].tau + 0.5
-    ref_run = uw_flow(inst, LAM, rtol=1e-12, atol=1e-14, horizon=horizon)
+    ref_run = run_flow(inst, LAM, horizon, basis="data", rtol=1e-12, atol=1e-14)
     # only jumps completed well before the horizon are compared (a jump in progress at the horizon is
     # counted or not depending on tiny differences of its final a_j²)
     reference = {jp.neuron: jp.tau for jp in ref_run.jumps if jp.tau <= horizon - 0.25}
     print(f"instance n = {inst.n}, m = {inst.m}, λ = {LAM} (ln(1/λ) = {L:.4g}); Algorithm 1: {len(lp.jumps)} jumps, "
-          f"horizon τ = {horizon:.4g}; reference flow (uw, rtol 1e-12): {len(reference)} jumps, "
+          f"horizon τ = {horizon:.4g}; reference flow (data basis, rtol 1e-12): {len(reference)} jumps, "
           f"{ref_run.stats['nfev']} evaluations")
     flows = {}
-    for name, engine in (("raw-float64", raw_flow), ("uw-float64", uw_flow)):
+    for name, basis in (("inputs basis", "inputs"), ("data basis", "data")):
         rows = []
         for rtol in FLOW_RTOLS:
             start = time.perf_counter()
-            run = engine(inst, LAM, rtol=rtol, horizon=horizon)
+            run = run_flow(inst, LAM, horizon, basis=basis, rtol=rtol)
             seconds = time.perf_counter() - start
             err = jump_error({jp.neuron: jp.tau for jp in run.jumps}, reference)
             rows.append((rtol, err, run.stats["nfev"], seconds))
-            print(f"  flow {name:<12} rtol {rtol:.0e}: error {err:.3g}, {run.stats['nfev']} evaluations, {seconds:.3g} s")
+            print(f"  flow {name:<12} rtol {rtol:.0e}: error {err:.3g}, {run.stats['nfev']} evaluations, {seconds:.3g} s, "
+                  f"status {run.status.name.lower()}")
         flows[name] = rows
     print()
     gd_rows = []
@@ -129,7 +129,7 @@ def _rotated_gd(seed: int, L: float) -> None:
     inst = bench_instance(seed, rotate=True)
     lp = limit_process_of(inst)
     horizon = lp.jumps[min(COMPARED_JUMPS, len(lp.jumps)) - 1].tau + 0.5
-    ref = uw_flow(inst, LAM, horizon=horizon)
+    ref = run_flow(inst, LAM, horizon)
     reference = {jp.neuron: jp.tau for jp in ref.jumps if jp.tau <= horizon - 0.25}
     gd_jumps, steps, _ = run_gd(inst, 0.05, horizon, L)
     print(f"\nrotated basis (x_i = Q e_i), GD η = 0.05: jump-time error {jump_error(gd_jumps, reference):.3g} against the "

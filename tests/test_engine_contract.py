@@ -13,6 +13,7 @@ import pytest
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.numerics.flows import FlowProblem, Init, Status, available_engines, solve
 from relucheck.numerics.instances import Instance
+from relucheck.proofs_checks.checks.paper_c_instances import golden_instance
 from relucheck.testing.strategies import random_general_instance
 
 # DOP853 at rtol 1e-10 takes ≤ 10^4 steps here; local errors add up to ≤ 10^4 · 1e-10 = 1e-6 relative (the flow is a
@@ -21,9 +22,7 @@ FLOAT64_TOL = 1e-6
 ENGINE_OPTIONS = {"float64": {}, "mpmath": {"digits": 20}, "gd": {"step": 2e-3}}
 
 
-def golden() -> Instance:
-    G = np.array([[1, 1, -1, -1], [-1, 1, 1, 1], [-1, -1, 1, -1]], dtype=float) / 2.0
-    return Instance(np.eye(4), np.array([3.0, 4.0, 1.0, 2.0]), G, np.ones(3))
+golden = golden_instance
 
 
 def no_growth() -> Instance:

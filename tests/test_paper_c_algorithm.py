@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 from relucheck.numerics.instances import Instance
 from relucheck.proofs_checks.cli import main
+from relucheck.proofs_checks.checks.paper_c_instances import GOLDEN_LABELS, GOLDEN_SIGNS, golden_instance
 from relucheck.testing.strategies import algorithm_inputs, orthonormal_instances
 from relucheck.theory.interpolation_probability import all_rows_nonzero_probability, row_union_lower_bound
 from relucheck.theory.limit_process import correct_sign_mask, limit_process, limit_process_of, rate_constant
 from relucheck.theory.limit_process_exact import exact_sign, limit_process_exact
 
-GOLDEN_ACT = np.array([[1, 1, -1, -1], [-1, 1, 1, 1], [-1, -1, 1, -1]]).T > 0
+GOLDEN_ACT = golden_instance().activation()  # (n, m) = ⟨ḡ_j, e_i⟩ > 0 of spec C §2.7
 
 
 # -- invariants (spec C §5, C02) --------------------------------------------------------------------
@@ -94,7 +95,7 @@ def test_b22_regime_recovers_min_norm():
 
 
 def test_golden_example_float_and_json():
-    lp = limit_process([3, 4, 1, 2], [1, 1, 1], GOLDEN_ACT)
+    lp = limit_process(list(GOLDEN_LABELS), list(GOLDEN_SIGNS), GOLDEN_ACT)
     np.testing.assert_allclose(lp.taus, [0.8, 0.8 + 4 / math.sqrt(5) * (1 - math.sqrt(21) / 5)], rtol=1e-15)
     assert lp.plateaus == [3.75, 0.625, 0.0] and lp.interpolates and lp.ties == []
     assert lp.exponents_at(0.5) == pytest.approx([1 - 0.5 * 5 / 4, 1 - 0.5 * math.sqrt(21) / 4, 1 - 0.5 / 4])
@@ -107,7 +108,7 @@ def test_golden_example_float_and_json():
 
 
 def test_exact_golden_values_and_exact_sign():
-    ex = limit_process_exact(["3", "4", "1", "2"], [1, 1, 1], GOLDEN_ACT)
+    ex = limit_process_exact([str(v) for v in GOLDEN_LABELS], list(GOLDEN_SIGNS), GOLDEN_ACT)
     assert ex.jumps[0].tau == sp.Rational(4, 5)
     assert exact_sign(ex.jumps[1].tau - (sp.Rational(4, 5) + 4 / sp.sqrt(5) * (1 - sp.sqrt(21) / 5))) == 0
     assert exact_sign(ex.squared_norm - 2 * (5 + sp.sqrt(5))) == 0
@@ -176,7 +177,7 @@ def _write(tmp_path, inputs, labels, directions, signs, name="inst.json"):
 
 
 def test_cli_limit_process_json_exact_and_table(tmp_path, capsys):
-    path = _write(tmp_path, np.eye(4).tolist(), [3, 4, 1, 2], (GOLDEN_ACT.T * 1.0 - 0.5).tolist(), [1, 1, 1])
+    path = _write(tmp_path, np.eye(4).tolist(), list(GOLDEN_LABELS), (GOLDEN_ACT.T * 1.0 - 0.5).tolist(), list(GOLDEN_SIGNS))
     assert main(["limit-process", path, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [j["neuron"] for j in out["jumps"]] == [0, 1] and out["interpolates"] and out["ties"] == []

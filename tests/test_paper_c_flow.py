@@ -1,5 +1,5 @@
-"""Paper C flow engines ("uw-float64", "raw-float64"), the first-jump constant, `relucheck flow`, and the
-flow-versus-Algorithm-1 property (spec C §2.6, C11)."""
+"""Paper C's flow through the "float64" engine of `numerics.flows` (data basis and inputs basis), the first-jump
+constant, `relucheck flow` on orthonormal data, and the flow-versus-Algorithm-1 property (spec C §2.6, C11)."""
 import argparse
 import json
 import math
@@ -9,17 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relucheck.numerics.engines import get_engine
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
+from relucheck.numerics.flows import EventKind, FlowProblem, Status, get_engine, solve
+from relucheck.numerics.flows import available_engines
 from relucheck.numerics.instances import Instance
-from relucheck.numerics.orthogonal_flow import uw_flow
-from relucheck.numerics.orthogonal_raw import raw_flow
-from relucheck.proofs_checks.checks.paper_c_flow import (SPEC_C_BOUND, golden_instance, instance_of, separated_instance,
-                                               wrong_sign_instance)
+from relucheck.proofs_checks.checks.paper_c_flow import SPEC_C_BOUND
+from relucheck.proofs_checks.checks.paper_c_instances import (golden_instance, instance_of, separated_instance,
+                                                             wrong_sign_instance)
+from relucheck.proofs_checks.checks.paper_c_runs import exponents, run_flow, squared_outputs
 from relucheck.proofs_checks.cli import main
-from relucheck.proofs_checks.commands.flow import _engine_and_options
+from relucheck.proofs_checks.commands.flow import engine_and_options
 from relucheck.theory.first_jump import (first_jump, growth_phase_proof, half_fit_time_proof, kappa_closed_form,
-                               kappa_linear_system, linear_phase, logistic_fit_phase_proof)
+                                         kappa_linear_system, linear_phase, logistic_fit_phase_proof)
 from relucheck.theory.limit_process import limit_process_of
 
 GOLDEN_TAUS = (0.8, 0.8 + (4 / math.sqrt(5)) * (1 - math.sqrt(21) / 5))  # spec C §2.7
@@ -42,73 +43,99 @@ def test_flow_jumps_match_algorithm_1_within_C_over_log(inst):
     """At λ = 1e-30 (ln(1/λ) ≈ 69): same neurons in the same order, same fitted sets, and
     |τ̂_k − τ_k| ≤ C/ln(1/λ) with C = 25 (spec C11(b); jump gaps ≥ 0.5 > 25/69 keep jumps apart)."""
     lp = limit_process_of(inst)
-    run = uw_flow(inst, "1e-30")
+    run = run_flow(inst, "1e-30")
+    assert run.status is Status.SUCCESS, run.message
     assert [jp.neuron for jp in run.jumps] == [jp.neuron for jp in lp.jumps]
-    assert [jp.fitted for jp in run.jumps] == [jp.fitted for jp in lp.jumps]
+    assert [list(jp.fitted) for jp in run.jumps] == [jp.fitted for jp in lp.jumps]
     errors = np.array([a.tau - b.tau for a, b in zip(run.jumps, lp.jumps, strict=True)])
     assert np.all(np.abs(errors) * run.log_inv_lambda <= SPEC_C_BOUND), errors * run.log_inv_lambda
-    assert np.allclose(run.loss_plateaus, lp.plateaus, atol=0.05 * np.abs(inst.labels).sum() / inst.n)
+    assert np.allclose(run.plateaus, lp.plateaus, atol=0.05 * np.abs(inst.labels).sum() / inst.n)
 
 
-# -- engines -------------------------------------------------------------------------------------
+# -- the float64 engine on paper C's instances --------------------------------------------------------
 
 def test_golden_at_1e_minus_1000_is_finite_and_matches_the_first_jump_constant():
     inst = golden_instance()
-    run = uw_flow(inst, "1e-1000")
+    run = run_flow(inst, "1e-1000")
+    assert run.status is Status.SUCCESS and run.engine == "float64"
     assert run.log_inv_lambda == pytest.approx(1000 * math.log(10), rel=1e-15)
-    assert np.all(np.isfinite(run.losses)) and np.all(np.isfinite(run.rho)) and np.all(np.isfinite(run.W))
+    traj = run.trajectory
+    assert np.all(np.isfinite(traj.loss)) and np.all(np.isfinite(traj.log_norms)) and np.all(np.isfinite(run.W))
     assert [jp.neuron for jp in run.jumps] == [0, 1]
-    assert [jp.fitted for jp in run.jumps] == [[0, 1], [2, 3]]
+    assert [list(jp.fitted) for jp in run.jumps] == [[0, 1], [2, 3]]
     scaled = (run.jumps[0].tau - GOLDEN_TAUS[0]) * run.log_inv_lambda
-    assert scaled == pytest.approx(first_jump(inst).constant, abs=1e-6)  # spec C11(d)
-    assert run.loss_plateaus == pytest.approx([15 / 4, 5 / 8, 0.0], abs=1e-9)
+    # spec C11(d); the half-final crossing is solved on the engine's dense output: with the loop's cubic Hermite
+    # between step ends it was 6e-5 off at λ = 1e-200
+    assert scaled == pytest.approx(first_jump(inst).constant, abs=1e-7)
+    assert run.plateaus == pytest.approx([15 / 4, 5 / 8, 0.0], abs=1e-9)
     # integration error: ≤ rtol (1e-10) per step, accumulated over the run's steps
     assert run.squared_norm == pytest.approx(2 * (5 + math.sqrt(5)), rel=run.stats["steps"] * 1e-10)
 
 
-def test_raw_and_uw_engines_agree_on_a_rotated_mixed_sign_instance():
+def test_inputs_basis_and_data_basis_agree_on_a_rotated_mixed_sign_instance():
+    """The raw coordinates of the rotated inputs against the exact orthonormal coordinates (C.thm2.engines_agree)."""
     inst = instance_of("random", 0)
-    uw, raw = uw_flow(inst, "1e-20"), raw_flow(inst, "1e-20")
-    assert [j.neuron for j in uw.jumps] == [j.neuron for j in raw.jumps]
-    assert np.allclose([j.tau for j in uw.jumps], [j.tau for j in raw.jumps], atol=1e-7)
-    assert np.allclose(uw.a, raw.a, atol=1e-7) and np.allclose(uw.W, raw.W, atol=1e-7)
-    assert uw.stats["events"] == raw.stats["events"] > 0  # wrong-sign components deactivate in both
-    for run in (uw, raw):  # every crossing is root-refined, events notwithstanding
-        assert run.stats["refined_crossings"] == len(run.jumps)
+    data, inputs = run_flow(inst, "1e-10", basis="data"), run_flow(inst, "1e-10", basis="inputs")
+    assert data.stats["basis"] == "data" and inputs.stats["basis"] == "inputs"
+    assert data.success and inputs.success
+    # below ε a frozen component of the rotated inputs basis is not resolved: the engine says so instead of deciding
+    assert run_flow(inst, "1e-40", basis="inputs").status is Status.PRECISION
+    assert [j.neuron for j in data.jumps] == [j.neuron for j in inputs.jumps]
+    assert np.allclose([j.tau for j in data.jumps], [j.tau for j in inputs.jumps], atol=1e-7)
+    assert np.allclose(data.a, inputs.a, atol=1e-7) and np.allclose(data.W, inputs.W, atol=1e-7)
+    # every wrong-sign component dies in both at the same τ: a deactivation in the exact data basis; in the rotated
+    # inputs basis, where ⟨x_i, x_k⟩ carries rounding, a deactivation or a slide whose Filippov weight is set by it
+    left = {(round(e.tau, 6), e.neuron, e.datum) for e in inputs.events if e.kind in (EventKind.DEACTIVATE, EventKind.SLIDE)}
+    died = {(round(e.tau, 6), e.neuron, e.datum) for e in data.events}
+    assert died and {e.kind for e in data.events} == {EventKind.DEACTIVATE} and died <= left
 
 
-def test_events_freeze_components_at_zero_assumption_2():
+def test_events_freeze_components_assumption_2():
+    """x_i = e_i, inputs basis, every component's error controlled relative to itself: deactivated components are
+    exact zeros, non-positive ones keep their initial value to the integrator's relative accuracy."""
     inst = instance_of("random-unrotated", 0)
-    run = raw_flow(inst, "1e-20")
+    run = run_flow(inst, "1e-20", basis="inputs", atol=1e-300)
     Z = run.W @ inst.inputs.T
-    assert run.stats["events"] > 0
-    for e in run.stats["event_list"]:
-        assert Z[e["neuron"], e["datum"]] == 0.0
-        assert inst.signs[e["neuron"]] * inst.labels[e["datum"]] < 0  # only wrong-sign components die here
+    events = [e for e in run.events if e.kind is EventKind.DEACTIVATE]
+    assert events and len(events) == len(run.events)
+    for e in events:
+        assert Z[e.neuron, e.datum] == 0.0
+        assert inst.signs[e.neuron] * inst.labels[e.datum] < 0  # only wrong-sign components die here
     Z0 = 1e-20 * inst.directions @ inst.inputs.T
-    assert np.array_equal(Z[Z0 <= 0], Z0[Z0 <= 0])
+    frozen = Z0 < 0
+    assert np.allclose(Z[frozen], Z0[frozen], rtol=10 * run.stats["steps"] * 1e-10, atol=0)
 
 
-def test_settle_rule_stops_before_a_far_horizon():
-    run = uw_flow(golden_instance(), "1e-20", horizon=50.0)
-    assert run.stats["stopped"] == "settled"
-    assert run.taus[-1] < 10.0
+def test_without_a_horizon_the_flow_settles():
+    run = solve(FlowProblem.from_instance(golden_instance(), "1e-20"), "float64")
+    assert run.status is Status.SETTLED and run.success
+    assert run.end < 10.0
     assert [jp.neuron for jp in run.jumps] == [0, 1]
 
 
-def test_detection_is_the_engines_rule_refined_to_the_root():
-    run = uw_flow(golden_instance(), "1e-40")
-    for jp in run.jumps:
-        half = run.rho[-1, jp.neuron] / 2
-        k = int(np.searchsorted(run.taus, jp.tau))
-        near = run.rho[max(k - 1, 0):k + 1, jp.neuron]
-        assert np.min(np.abs(near / half - 1)) < 1e-8  # a sample sits on the half-fit crossing
-    assert run.stats["refined_crossings"] == 2
+def test_jump_times_are_the_half_final_crossings_of_the_sampled_state():
+    """Sampling the state at the reported jump times (dense output of the state) gives ‖θ_j‖² = ‖θ_j(end)‖²/2."""
+    inst = golden_instance()
+    run = run_flow(inst, "1e-40")
+    horizon = run.problem["horizon"]
+    again = solve(FlowProblem.from_instance(inst, "1e-40", horizon=horizon, save_at=[jp.tau for jp in run.jumps]),
+                  "float64")
+    for k, jp in enumerate(run.jumps):
+        at_jump = again.trajectory.log_norms[k, jp.neuron]
+        assert at_jump == pytest.approx(run.final_log_norms[jp.neuron] - 0.5 * math.log(2), abs=1e-8)
 
 
-def test_engines_registered():
-    assert get_engine("uw-float64") is uw_flow
-    assert get_engine("raw-float64") is raw_flow
+def test_exponents_and_squared_outputs_of_a_balanced_run():
+    """ũ_j = −ln(a_j²)/(2 ln(1/λ)) with a_j² = ‖θ_j‖²/2: ũ_j(0) = 1 and a_j(end)² = the final a_j²."""
+    run = run_flow(golden_instance(), "1e-20")
+    assert np.allclose(exponents(run)[0], 1.0, atol=1e-12)
+    assert np.allclose(squared_outputs(run)[-1], run.a**2, rtol=1e-8)
+
+
+def test_float64_engine_registered():
+    assert "float64" in available_engines()
+    described = get_engine("float64").describe()
+    assert described["name"] == "float64" and "basis" in described["options"] and "any data" in described["domain"]
 
 
 # -- bad input -----------------------------------------------------------------------------------
@@ -117,27 +144,24 @@ def test_engines_registered():
                                           ("1", "needs λ < 1"), ("abc", "must be a number")])
 def test_bad_lambda(lam, message):
     with pytest.raises(RelucheckInputError, match=message):
-        uw_flow(golden_instance(), lam)
+        run_flow(golden_instance(), lam, 2.0)
 
 
-def test_raw_engine_refuses_lambda_below_1e_150():
-    with pytest.raises(RelucheckInputError, match="below 1e-150"):
-        raw_flow(golden_instance(), "1e-200")
-
-
-def test_non_orthonormal_inputs_name_assumption_1():
+def test_data_basis_needs_orthonormal_inputs():
     inst = golden_instance()
     X = inst.inputs.copy()
     X[1] = (X[0] + X[1]) / math.sqrt(2)
     bad = Instance(X, inst.labels, inst.directions, inst.signs)
-    for engine in (uw_flow, raw_flow):
-        with pytest.raises(HypothesisViolation, match="Assumption 1"):
-            engine(bad, "1e-20")
+    with pytest.raises(RelucheckInputError, match="basis='data' needs orthonormal inputs"):
+        run_flow(bad, "1e-20", 2.0, basis="data")
+    assert run_flow(bad, "1e-20", 2.0).success  # the engine itself takes any data
+    with pytest.raises(HypothesisViolation, match="Assumption 1"):
+        run_flow(bad, "1e-20")  # Algorithm 1's horizon needs orthonormal data
 
 
 def test_bad_horizon():
     with pytest.raises(RelucheckInputError, match="horizon"):
-        uw_flow(golden_instance(), "1e-20", horizon=-1.0)
+        run_flow(golden_instance(), "1e-20", -1.0)
 
 
 # -- first-jump constant ---------------------------------------------------------------------------
@@ -192,34 +216,47 @@ def test_flow_command_json(tmp_path, capsys):
     golden_instance().save(path)
     assert main(["flow", str(path), "--lam", "1e-40", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    for key in ("jumps", "interpolates", "squared_norm", "loss_plateaus", "engine", "tolerances", "stats",
-                "limit_process"):
+    for key in ("status", "message", "engine", "events", "jumps", "trajectory", "plateaus", "final_loss", "interpolates",
+                "squared_norm", "tolerances", "stats", "limit_process"):
         assert key in out
+    assert out["status"] == "success" and out["engine"] == "float64"
     assert [set(j) for j in out["jumps"]] == [{"tau", "neuron", "fitted"}] * 2
-    assert out["jumps"][0]["fitted"] == [0, 1] and out["engine"] == "uw-float64"
+    assert out["jumps"][0]["fitted"] == [0, 1]
     assert out["stats"]["nfev"] > 0 and out["tolerances"]["rtol"] == 1e-10
+    assert out["problem"]["horizon"] == pytest.approx(GOLDEN_TAUS[1] + 0.5)  # Algorithm 1's τ_K + 0.5
+    assert len(out["trajectory"]["tau"]) == len(out["trajectory"]["loss"]) == out["stats"]["steps"] + 1
 
 
 def test_flow_command_human_output_shows_algorithm_1(tmp_path, capsys):
     path = tmp_path / "golden.json"
     golden_instance().save(path)
-    assert main(["flow", str(path), "--lam", "1e-20", "--engine", "raw-float64"]) == 0
+    assert main(["flow", str(path), "--lam", "1e-20", "--engine", "float64"]) == 0
     out = capsys.readouterr().out
-    assert "tau (Alg. 1)" in out and "0.8" in out and "raw-float64" in out
+    assert "tau (Alg. 1)" in out and "0.8" in out and "engine float64" in out and "status: success" in out
 
 
-def test_flow_command_rejects_non_orthonormal_inputs(tmp_path, capsys):
+def test_flow_command_accepts_non_orthonormal_inputs_without_algorithm_1(tmp_path, capsys):
     raw = golden_instance().to_json()
     raw["inputs"][1] = [0.6, 0.8, 0.0, 0.0]
-    path = tmp_path / "bad.json"
+    path = tmp_path / "correlated.json"
     path.write_text(json.dumps(raw))
-    assert main(["flow", str(path), "--lam", "1e-20"]) == 2
-    assert "Assumption 1" in capsys.readouterr().err
+    assert main(["flow", str(path), "--lam", "1e-20", "--horizon", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "Algorithm 1: not shown" in out and "tau (Alg. 1)" not in out
 
 
-def test_precision_option_selects_the_high_precision_engine():
-    args = argparse.Namespace(engine=None, precision=30, horizon=None)
-    name, _, options = _engine_and_options(args)
-    assert name == "mpmath" and options == {"digits": 30}
-    with pytest.raises(RelucheckInputError, match="--precision"):
-        _engine_and_options(argparse.Namespace(engine=None, precision=0, horizon=None))
+def test_precision_option_selects_the_mpmath_engine():
+    args = argparse.Namespace(engine=None, precision=30)
+    if "mpmath" in available_engines():
+        assert engine_and_options(args) == ("mpmath", {"digits": 30, "guard": True})
+    else:
+        with pytest.raises(RelucheckInputError, match="--precision needs the 'mpmath' engine"):
+            engine_and_options(args)
+    assert engine_and_options(argparse.Namespace(engine="float64", precision=None)) == ("float64", {})
+
+
+def test_precision_outside_the_float64_engine_is_bad_input(tmp_path, capsys):
+    path = tmp_path / "golden.json"
+    golden_instance().save(path)
+    assert main(["flow", str(path), "--lam", "1e-20", "--engine", "float64", "--precision", "30"]) == 2
+    assert "engine 'float64' has no option(s) ['digits']" in capsys.readouterr().err

@@ -23,7 +23,7 @@ time τ = t/ln(1/λ), with τ_1 = 1/γ:
     C_1 = ln(√‖y_{S_1}‖ / κ) / γ.
 
 Neglected: the other neurons' output on S_1, of size ≤ λ^{2 u_j(τ_1)} (they shift C_1 by about
-λ^{2u_j(τ_1)}/(n γ γ_j)), and, for a detection at half of the *final* a_j² (numerics.engines), the
+λ^{2u_j(τ_1)}/(n γ γ_j)), and, for a detection at half of the *final* a_j² (numerics.flows.result.jumps_of), the
 deviation of that final value from ‖y_{S_1}‖ (of order λ^{c*}, spec C14).
 """
 from __future__ import annotations

@@ -18,7 +18,6 @@ import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
-import sympy
 
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 from relucheck.numerics.instances import DATA_BOUND_REASON, DATA_MAX_ABS
@@ -32,8 +31,10 @@ def rate_constant(n: int) -> float:
     return 1.0 / n
 
 
-def exact_rate_constant(n: int) -> sympy.Rational:
-    """`rate_constant` as an exact rational, for `theory.limit_process_exact`."""
+def exact_rate_constant(n: int):
+    """`rate_constant` as an exact rational (sympy.Rational), for `theory.limit_process_exact`."""
+    import sympy  # only the exact variant needs it (0.2 s of every command-line call otherwise)
+
     return sympy.Rational(1, n)
 
 
@@ -81,6 +82,11 @@ class LimitProcess:
         k = self._segment(tau)
         start = self.jumps[k - 1].tau if k else 0.0
         return np.maximum(self.segment_start[k] - (tau - start) * self.segment_rates[k], 0.0)
+
+    def flow_horizon(self, margin: float = 0.5) -> float:
+        """Where a flow compared with this process stops: the last jump τ_K plus ``margin`` (1 + margin without a
+        jump). At τ_K + 0.5 the last fitted neuron has settled to λ^{γ_K/2}-close (C Lemma 9, spec C14)."""
+        return (self.jumps[-1].tau if self.jumps else 1.0) + margin
 
     def loss_at(self, tau: float) -> float:
         """The saddle loss L(θ̄^{(k)}) on [τ_k, τ_{k+1})."""

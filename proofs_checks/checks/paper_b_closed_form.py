@@ -12,13 +12,13 @@ import numpy as np
 import sympy as sp
 
 from relucheck.numerics import datasets
-from relucheck.numerics.flow import ZERO, gradient_flow
 from relucheck.numerics.network import field, loss, paper_b
 from relucheck.theory import paper_b_closed_form as cf
 from relucheck.theory.ode_checker import check_ode, parse_problem
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree
+from .flows_in_t import flow_in_t, flow_pattern
 
 FLOW_RTOL, LOOSE_RTOL = 1e-12, 1e-10
 TIMES = np.array([0.0, 1.0, 5.0, 10.0, 20.0])
@@ -116,16 +116,17 @@ def _group_scalars(X, W, p=2):
 
 
 def _flows(X, a0, W0, conv, t_end=TIMES[-1]):
+    """The flow (engine "float64") at a tight and a loose rtol; parameters at ``TIMES``."""
     def run(rtol):
-        return gradient_flow(X, Y_GROUPS, a0, W0, t_end, convention=conv, t_eval=TIMES, rtol=rtol, atol=rtol * 1e-2)
+        return flow_in_t(X, Y_GROUPS, a0, W0, t_end, conv, save_at=TIMES, rtol=rtol, atol=rtol * 1e-2)
 
     return run(FLOW_RTOL), run(LOOSE_RTOL)
 
 
 def _flow_tolerance(tight, loose, values_fn):
     """DOP853's global error ∝ rtol: the tight run's error is ≈ |tight − loose|/100; allow the whole difference."""
-    a = np.array([values_fn(tight, k) for k in range(len(tight.t))])
-    b = np.array([values_fn(loose, k) for k in range(len(loose.t))])
+    a = np.array([values_fn(tight.trajectory, k) for k in range(len(tight.trajectory.tau))])
+    b = np.array([values_fn(loose.trajectory, k) for k in range(len(loose.trajectory.tau))])
     return a, float(np.max(np.abs(a - b))) + 1e-13 * (1 + float(np.max(np.abs(a))))
 
 
@@ -157,7 +158,7 @@ def closed_form_vs_flow(ctx: Context) -> Outcome:
     measured, tol = _flow_tolerance(tight, loose, vals)
     predicted = _closed("paper" if ctx.mutate else "true", X, W0)
     if not (tight.success and loose.success):
-        return Outcome(Status.INCONCLUSIVE, predicted, measured, tol, "", f"flow failed: {tight.message}")
+        return Outcome(Status.INCONCLUSIVE, predicted, measured, tol, "", f"flow: {tight.message}; {loose.message}")
     gap = float(np.max(np.abs(_closed("paper", X, W0) - measured)))
     return agree(predicted, measured, tol, "DOP853 global error ∝ rtol: |flow(rtol 1e-12) − flow(rtol 1e-10)| "
                  "bounds ≈ 100× the error of the tight run; + 1e-13 relative rounding",
@@ -212,15 +213,15 @@ def mu_closed_form(ctx: Context) -> Outcome:
     conv = paper_b(2)
 
     def mu_net(res, k):
-        active = X @ res.W[k].T > ZERO  # off-group pre-activations sit at the kink (σ'(0) = 0), up to rounding
+        active = flow_pattern(X, res.a[k], res.W[k])  # off-group pre-activations sit at the kink (σ'(0) = 0)
         da, dW = field(X, Y_GROUPS, res.a[k], res.W[k], conv, active=active)  # = −p∇L
         return float((da @ da + (dW * dW).sum()) / (2 * loss(X, Y_GROUPS, res.a[k], res.W[k], conv)))
 
     measured, tol = _flow_tolerance(tight, loose, mu_net)
     Y_norms = [np.linalg.norm(Y_GROUPS[:3]), np.linalg.norm(Y_GROUPS[3:])]
     predicted = []
-    for k in range(len(tight.t)):
-        rho, N = _group_scalars(X, tight.W[k])
+    for k in range(len(tight.trajectory.tau)):
+        rho, N = _group_scalars(X, tight.trajectory.W[k])
         if ctx.mutate:
             num = sum((Yn * Nj**0.5 * rj - Nj**1.5 / 2) ** 2 for Yn, Nj, rj in zip(Y_norms, N, rho, strict=False))
             den = sum(cf.group_loss_sq(Yn, Nj, rj, 2) for Yn, Nj, rj in zip(Y_norms, N, rho, strict=False))

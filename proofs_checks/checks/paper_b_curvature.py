@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from relucheck.numerics import datasets
-from relucheck.numerics.flow import ZERO, gradient_flow
 from relucheck.numerics.network import field, loss, paper_b
 
 from ..registry import Context, check
 from ..result import Outcome, Status, agree, within_bound
+from .flows_in_t import flow_in_t, flow_pattern
 
 
 def mu_of(X, y, a, W, p, active=None):
@@ -84,16 +84,19 @@ def bounds_random(ctx: Context) -> Outcome:
                         "positive lower bound")
 
 
+GROUP_LABELS = np.array([1.0, 1.5, 2.0, -1.2, -0.7, -1.9])
+
+
 def _group_flow(seed):
     rng = np.random.default_rng([seed, 72])
     X = datasets.orthonormal_inputs(6, 8, rng)
-    y = np.array([1.0, 1.5, 2.0, -1.2, -0.7, -1.9])
+    y = GROUP_LABELS
     U0 = np.array([[0.3, 0.1, 0.5], [0.2, 0.4, 0.05]])
     W0 = np.stack([U0[j] @ X[3 * j:3 * j + 3] for j in range(2)])
     a0 = np.array([1.0, -1.0]) * np.linalg.norm(W0, axis=1)
-    t = np.linspace(0, 20, 801)
-    res = gradient_flow(X, y, a0, W0, 20.0, convention=paper_b(2), t_eval=t, rtol=1e-12, atol=1e-14)
-    mus = np.array([mu_of(X, y, res.a[k], res.W[k], 2, active=X @ res.W[k].T > ZERO) for k in range(len(res.t))])
+    res = flow_in_t(X, y, a0, W0, 20.0, paper_b(2), save_at=np.linspace(0, 20, 801), rtol=1e-12, atol=1e-14)
+    tr = res.trajectory
+    mus = np.array([mu_of(X, y, a, W, 2, active=flow_pattern(X, a, W)) for a, W in zip(tr.a, tr.W, strict=True)])
     return res, mus
 
 
@@ -110,16 +113,25 @@ def _simpson_cumulative(f, h):
 def integral_identity(ctx: Context) -> Outcome:
     """L(t) = L(0) exp(−∫_0^t μ) along the flow (group initialization, p = 2, t ≤ 20): log(L(t)/L(0))
     from the flow vs −∫μ by composite Simpson on 801 points."""
-    res, mus = ctx.cached("flow", lambda: _group_flow(ctx.seed))
+    flow, mus = ctx.cached("flow", lambda: _group_flow(ctx.seed))
+    res = flow.trajectory
     if ctx.mutate:
         mus = mus / 2  # μ without the factor p = 2
-    h = res.t[1] - res.t[0]
+    h = res.tau[1] - res.tau[0]
     fine = _simpson_cumulative(mus, h)
     coarse = _simpson_cumulative(mus[::2], 2 * h)
     measured = np.log(res.loss[::2] / res.loss[0])
-    tol = float(np.max(np.abs(fine[::2] - coarse))) + 1e-9
+    # the flow's error on ln L(t): δL/L = 2 δ‖r‖/‖r‖, with δ‖r‖ ≤ steps·rtol·‖y‖ (the outputs h ≈ y carry the
+    # integrator's relative error) and ‖r‖ = √(2nL); largest where L is smallest
+    n = len(GROUP_LABELS)
+    flow_error = (2 * flow.stats["steps"] * flow.tolerances["rtol"] * np.linalg.norm(GROUP_LABELS)
+                  / np.sqrt(2 * n * res.loss[::2].min()))
+    tol = float(np.max(np.abs(fine[::2] - coarse))) + float(flow_error)
+    if not flow.success:
+        return Outcome(Status.INCONCLUSIVE, -fine, measured, tol, "", f"flow: {flow.message}")
     return agree(-fine, measured, tol, "Simpson error of the fine grid ≈ |S_h − S_2h|/15 (Richardson); allow the "
-                 "whole |S_h − S_2h| plus 1e-9 for the flow's rtol 1e-12 over 2000 steps",
+                 "whole |S_h − S_2h|, plus the flow's error on ln L: 2·steps·rtol·‖y‖/‖r‖ at the smallest loss "
+                 f"({flow_error:.3g}; rtol 1e-12, {flow.stats['steps']} steps)",
                  message=f"t ∈ [0, 20], L falls from {res.loss[0]:.4g} to {res.loss[-1]:.4g}")
 
 
@@ -139,8 +151,8 @@ def kink_selection(ctx: Context) -> Outcome:
         da, dW = field(X, y, a, W, conv)
         a, W = a + 0.05 * da, W + 0.05 * dW
         worst = max(worst, abs(float(X[1] @ W[0])))
-    res = gradient_flow(X, y, a0, W0, 20.0, convention=conv, rtol=1e-10)
-    worst = max(worst, float(np.max(np.abs(res.W[:, 0] @ X[1]))))
+    res = flow_in_t(X, y, a0, W0, 20.0, conv, rtol=1e-10)
+    worst = max(worst, float(np.max(np.abs(res.trajectory.W[:, 0] @ X[1]))))
     r2 = float(y[1] - (X @ W0.T).clip(0)[1] @ a0 / 2)
     ok = worst == 0.0
     if ctx.mutate:

@@ -1,111 +1,174 @@
-"""`relucheck flow INSTANCE.json --lam 1e-40 [--engine NAME] [--horizon T] [--precision DIGITS] [--json]`.
+"""`relucheck flow INSTANCE.json --lam L [--engine NAME] [--times τ1,τ2,…] [--horizon T] [--max-horizon T]
+[--precision DIGITS] [--json]`: the gradient flow of an instance, on any data, in accelerated time τ = t / ln(1/λ).
 
-Runs paper C's gradient flow at initialization scale λ (a decimal string: 1e-1000 works with the
-"uw-float64" engine) on an instance with orthonormal inputs (Assumption 1; anything else exits with
-status 2 and a message naming it), in accelerated time τ = t / ln(1/λ), and prints its jumps next to
-Algorithm 1's prediction. ``--json`` prints `numerics.engines.FlowRun.to_json()` (jumps with tau,
-neuron, fitted; interpolates, squared_norm, loss_plateaus, engine, tolerances, run statistics) with
-Algorithm 1's output under ``"limit_process"``.
+The problem is C Assumption 3's balanced start w_j(0) = λ ḡ_j, a_j(0) = s_j λ on the instance's data
+(`numerics.flows.FlowProblem.from_instance`), solved by `numerics.flows.solve` with the named engine ("auto" by
+default: "float64", rerun with "mpmath" when float64 reports a sign decision below its precision and that engine is
+registered; ``--precision DIGITS`` asks for "mpmath" at that many digits). `relucheck engines` lists the engines.
 
-``--precision DIGITS`` asks for a high-precision engine: without ``--engine`` it selects engine "mpmath" of the
-flow contract (`numerics.flows`, with its precision guard), passes ``digits=DIGITS`` to it and shows its result
-as a `FlowRun` (`_mpmath_engine`, until this command moves to the flow contract).
+On orthonormal data (C Assumption 1) Algorithm 1 (`theory.limit_process`) is shown next to the flow, and the flow
+runs to Algorithm 1's last jump + 0.5 unless ``--horizon`` says otherwise. On other data Algorithm 1 does not
+apply: without ``--horizon`` the flow runs until it settles (at most ``--max-horizon``), and at least to the last
+of ``--times``.
+
+``--json``: status, message, engine, events, jumps, plateaus, final_loss, the trajectory {"tau", "loss"} at exactly
+the requested ``--times`` (at the engine's own step ends without them), stats, tolerances, problem, and Algorithm 1
+under ``limit_process`` on orthonormal data. Exit 0 when the engine succeeded (its status is success or settled);
+3 when its answer is inconclusive (a precision or guard status, or a run stopped early: event or step limit,
+chatter, integrator failure); 2 on bad input (an unknown engine or an option outside its domain included).
 """
 from __future__ import annotations
 
 import json
+import sys
 
-import numpy as np
-
-from relucheck.numerics.engines import FlowRun, Jump, get_engine
-from relucheck.numerics.flows import FlowProblem, solve
-from relucheck.numerics.errors import RelucheckInputError
-from relucheck.numerics.instances import load_instance
-from relucheck.theory.limit_process import limit_process_of
+from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
 from ..report import fmt_number
-from ..result import to_jsonable
 
-DEFAULT_ENGINE = "uw-float64"
+INCONCLUSIVE = 3  # the exit code of a command whose answer is inconclusive (README, exit codes)
 PRECISION_ENGINE = "mpmath"
 
 
-def _mpmath_engine(instance, lam, *, horizon=None, digits=30) -> FlowRun:
-    """Engine "mpmath" (`numerics.flows`) with its guard, to Algorithm 1's last jump + 0.5 by default, as a FlowRun."""
-    if horizon is None:
-        jumps = limit_process_of(instance).jumps
-        horizon = (jumps[-1].tau if jumps else 1.0) + 0.5
-    r = solve(FlowProblem.from_instance(instance, lam, horizon=horizon), PRECISION_ENGINE, digits=digits, guard=True)
-    traj = r.trajectory
-    return FlowRun(engine=r.engine, lam=r.problem["lambda"], log_inv_lambda=r.log_inv_lambda, taus=traj.tau,
-                   losses=traj.loss, rho=np.exp(2 * traj.log_norms) / 2, a=r.a, W=r.W,
-                   jumps=[Jump(jp.tau, jp.neuron, list(jp.fitted)) for jp in r.jumps], loss_plateaus=r.plateaus,
-                   interpolates=r.interpolates, squared_norm=r.squared_norm, status=r.status.name.lower(),
-                   message=r.message, precision=r.precision, tolerances=r.tolerances, stats=r.stats)
+def parse_times(text: str | None) -> tuple | None:
+    """``--times τ1,τ2,…`` as floats (`FlowProblem` checks that they increase inside the horizon)."""
+    if text is None:
+        return None
+    try:
+        times = tuple(float(v) for v in text.split(","))
+    except ValueError as exc:
+        raise RelucheckInputError(f"--times must be comma-separated numbers, e.g. 0.5,1,2; got {text!r}") from exc
+    return times
 
 
-def _engine_and_options(args):
+def engine_and_options(args) -> tuple[str, dict]:
+    """The engine's name and its options from ``--engine`` and ``--precision`` (solve checks both)."""
+    from relucheck.numerics.flows import available_engines
+
+    name = args.engine or "auto"
     options = {}
-    if args.horizon is not None:
-        options["horizon"] = args.horizon
-    name = args.engine
     if args.precision is not None:
-        if args.precision < 1:
-            raise RelucheckInputError(f"--precision must be a positive number of digits, got {args.precision}")
-        name = name or PRECISION_ENGINE
+        if args.engine is None:
+            if PRECISION_ENGINE not in available_engines():
+                raise RelucheckInputError(f"--precision needs the {PRECISION_ENGINE!r} engine, which is not registered "
+                                          f"(`relucheck engines` lists the engines)")
+            name = PRECISION_ENGINE
         options["digits"] = args.precision
-    name = name or DEFAULT_ENGINE
-    return name, _mpmath_engine if name == PRECISION_ENGINE else get_engine(name), options
+    if name == PRECISION_ENGINE:
+        options["guard"] = True  # its answer is reported only with the rerun at twice the digits
+    return name, options
 
 
-def _print_human(run, limit) -> None:
-    print(f"paper C flow, engine {run.engine} ({run.precision}), λ = {run.lam}, ln(1/λ) = {fmt_number(run.log_inv_lambda, 8)}; "
-          f"τ = t / ln(1/λ); data indices 0-based")
-    print(f"status: {run.status} — {run.message}")
-    predicted = {jp.neuron: jp for jp in limit.jumps}
-    print(f"{'k':>3}  {'tau (flow)':>14}  {'tau (Alg. 1)':>14}  {'(diff)·ln(1/λ)':>15}  {'neuron':>6}  fitted (flow) / (Alg. 1)")
-    for k, jp in enumerate(run.jumps, start=1):
-        lim = predicted.get(jp.neuron)
-        tau_lim = fmt_number(lim.tau, 10) if lim else "-"
-        scaled = fmt_number((jp.tau - lim.tau) * run.log_inv_lambda, 6) if lim else "-"
-        print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {tau_lim:>14}  {scaled:>15}  {jp.neuron:>6}  "
-              f"{jp.fitted} / {lim.fitted if lim else '-'}")
-    missing = [jp for jp in limit.jumps if jp.neuron not in {j.neuron for j in run.jumps}]
-    for jp in missing:
-        print(f"  Algorithm 1 jump of neuron {jp.neuron} at tau = {fmt_number(jp.tau, 10)} not seen in the flow")
-    print("saddle losses (flow):   " + ", ".join(fmt_number(v) for v in run.loss_plateaus))
-    print("saddle losses (Alg. 1): " + ", ".join(fmt_number(v) for v in limit.plateaus))
-    print(f"interpolates: flow {run.interpolates}, Alg. 1 {limit.interpolates}")
-    print(f"squared norm: flow {fmt_number(run.squared_norm, 8)}, Alg. 1 {fmt_number(limit.squared_norm, 8)}")
-    stats = run.stats
-    work = (f"{stats['nfev']} field evaluations" if stats.get("nfev") is not None
-            else f"{stats.get('steps')} Taylor steps of order {stats.get('order')}")
-    print(f"run: {work}, {stats.get('events')} activation events, {fmt_number(stats.get('wall_seconds'), 3)} s")
-    if stats.get("guard_digits"):
+def _limit_process(instance):
+    """Algorithm 1 on orthonormal data (C Assumption 1), else None (it does not apply)."""
+    try:
+        instance.require_orthonormal()
+    except HypothesisViolation:
+        return None
+    from relucheck.theory.limit_process import limit_process_of
+
+    return limit_process_of(instance)
+
+
+def solve_instance(instance, args, limit):
+    """The flow of the instance (module docstring): horizon from --horizon, else Algorithm 1's, else settling."""
+    from relucheck.numerics.flows import FlowProblem, solve
+
+    times = parse_times(args.times)
+    name, options = engine_and_options(args)
+    horizon = args.horizon
+    if horizon is None and limit is not None:
+        horizon = limit.flow_horizon()
+        if times is not None:
+            horizon = max(horizon, times[-1])
+    max_horizon = FlowProblem.max_horizon if args.max_horizon is None else args.max_horizon
+    if horizon is None and times is not None:
+        max_horizon = max(max_horizon, times[-1])
+
+    def run(until):
+        problem = FlowProblem.from_instance(instance, args.lam, horizon=until, save_at=times, max_horizon=max_horizon)
+        return solve(problem, name, **options)
+
+    result = run(horizon)
+    if horizon is None and times is not None and result.success and result.end < times[-1]:
+        result = run(times[-1])  # it settled before the last requested time: run exactly there
+        result.stats["settled_before_last_time"] = True
+    return result
+
+
+def _print_human(result, limit) -> None:
+    p = result.problem
+    print(f"gradient flow, engine {result.engine} ({result.precision}), n = {p['n']}, d = {p['d']}, m = {p['m']}, "
+          f"λ = {p['lambda']}, ln(1/λ) = {fmt_number(p['log_inv_lambda'], 8)}; τ = t / ln(1/λ); data indices 0-based")
+    print(f"status: {result.status.name.lower()} — {result.message}")
+    if limit is None:
+        print("Algorithm 1: not shown (the inputs are not orthonormal, C Assumption 1)")
+        print(f"{'k':>3}  {'tau (flow)':>14}  {'neuron':>6}  fitted (flow)")
+        for k, jp in enumerate(result.jumps, start=1):
+            print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {jp.neuron:>6}  {list(jp.fitted)}")
+    else:
+        predicted = {jp.neuron: jp for jp in limit.jumps}
+        L = result.log_inv_lambda
+        print(f"{'k':>3}  {'tau (flow)':>14}  {'tau (Alg. 1)':>14}  {'(diff)·ln(1/λ)':>15}  {'neuron':>6}  "
+              "fitted (flow) / (Alg. 1)")
+        for k, jp in enumerate(result.jumps, start=1):
+            lim = predicted.get(jp.neuron)
+            tau_lim = fmt_number(lim.tau, 10) if lim else "-"
+            scaled = fmt_number((jp.tau - lim.tau) * L, 6) if lim else "-"
+            print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {tau_lim:>14}  {scaled:>15}  {jp.neuron:>6}  "
+                  f"{list(jp.fitted)} / {lim.fitted if lim else '-'}")
+        seen = {jp.neuron for jp in result.jumps}
+        for jp in limit.jumps:
+            if jp.neuron not in seen:
+                print(f"  Algorithm 1 jump of neuron {jp.neuron} at tau = {fmt_number(jp.tau, 10)} not seen in the flow")
+        print("saddle losses (Alg. 1): " + ", ".join(fmt_number(v) for v in limit.plateaus))
+    print("plateau losses (flow):  " + ", ".join(fmt_number(v) for v in result.plateaus))
+    print(f"final loss {fmt_number(result.final_loss)}, interpolates: {result.interpolates}, squared norm "
+          f"{fmt_number(result.squared_norm, 8)}" + (f" (Alg. 1: {fmt_number(limit.squared_norm, 8)})" if limit else ""))
+    stats = result.stats
+    print(f"events: {len(result.events)}; work: {stats.get('steps')} steps, {stats.get('nfev', '-')} field evaluations, "
+          f"{fmt_number(stats.get('wall_seconds'), 3)} s")
+    if "guard_digits" in stats:
         print(f"precision: {stats['digits']} digits; the {stats['guard_digits']}-digit rerun differs by "
-              f"{fmt_number(stats['guard_discrepancy'])} (tolerance {fmt_number(stats.get('guard_tolerance'))})")
+              f"{fmt_number(stats['guard_discrepancy'])} (tolerance {fmt_number(stats['guard_tolerance'])})")
+    if "escalated_from" in stats:
+        first = stats["escalated_from"]
+        print(f"escalated from engine {first['engine']} ({first['status']}: {first['message']})")
 
 
 def _run(args) -> int:
-    instance = load_instance(args.instance, orthonormal=True)
-    name, engine, options = _engine_and_options(args)
-    limit = limit_process_of(instance)
-    run = engine(instance, args.lam, **options)
+    from relucheck.numerics.instances import load_instance
+    from relucheck.numerics.jsonable import to_jsonable
+
+    instance = load_instance(args.instance)
+    limit = _limit_process(instance)
+    result = solve_instance(instance, args, limit)
     if args.json:
-        out = run.to_json()
-        out["limit_process"] = limit.to_json()
+        out = result.to_json()
+        if limit is not None:
+            out["limit_process"] = limit.to_json()
         print(json.dumps(to_jsonable(out), indent=1))
     else:
-        _print_human(run, limit)
-    return 0
+        _print_human(result, limit)
+    if result.success:
+        return 0
+    print(f"relucheck: inconclusive: engine {result.engine} ended with status {result.status.name.lower()}: "
+          f"{result.message}", file=sys.stderr)
+    return INCONCLUSIVE
 
 
 def register(sub) -> None:
-    p = sub.add_parser("flow", help="paper C's gradient flow at scale λ on an orthonormal instance, next to Algorithm 1")
-    p.add_argument("instance", help="instance JSON file with orthonormal inputs (paper C, Assumption 1)")
+    p = sub.add_parser("flow", help="the gradient flow of an instance at scale λ (any data; Algorithm 1 next to it on "
+                                    "orthonormal data)")
+    p.add_argument("instance", help="instance JSON file (inputs, labels, directions, signs)")
     p.add_argument("--lam", required=True, help="initialization scale λ ∈ (0, 1) as a decimal, e.g. 1e-40 or 1e-1000")
-    p.add_argument("--engine", help=f"flow engine (default {DEFAULT_ENGINE}; also raw-float64 for λ ≥ 1e-150)")
-    p.add_argument("--horizon", type=float, help="final accelerated time (default: Algorithm 1's last jump + 0.5)")
-    p.add_argument("--precision", type=int, help=f"digits for a high-precision engine (selects {PRECISION_ENGINE})")
-    p.add_argument("--json", action="store_true", help="machine-readable output (FlowRun.to_json())")
+    p.add_argument("--engine", help="flow engine (default auto: float64, escalating to mpmath when needed; "
+                                    "`relucheck engines` lists them)")
+    p.add_argument("--times", help="comma-separated accelerated times τ at which the trajectory is reported, e.g. 0.5,1,2")
+    p.add_argument("--horizon", type=float, help="final accelerated time (default: Algorithm 1's last jump + 0.5 on "
+                                                 "orthonormal data, else until the flow settles)")
+    p.add_argument("--max-horizon", type=float,
+                   help="without a horizon, stop by this accelerated time at the latest (default 100)")
+    p.add_argument("--precision", type=int, help=f"digits for a high-precision engine (selects {PRECISION_ENGINE!r})")
+    p.add_argument("--json", action="store_true", help="machine-readable output (FlowResult.to_json())")
     p.set_defaults(func=_run)

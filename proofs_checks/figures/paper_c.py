@@ -1,8 +1,9 @@
 """Paper C's figures and tables: `relucheck report --paper C --out DIR`.
 
 * Figure 1 (``fig1_loss_vs_tau.png/.pdf``): the training loss against accelerated time τ for decreasing λ
-  (engine "uw-float64") on a Fig.-1-like instance (n = d = 64 orthonormal, m = 6, y_i = |N(0,1)|, all
-  a_j(0) = +λ; spec C §4), with Algorithm 1's predicted staircase L(θ̄^{(k)}) on [τ_k, τ_{k+1}).
+  (engine "float64" of `numerics.flows`, to Algorithm 1's τ_K + 0.5) on a Fig.-1-like instance (n = d = 64
+  orthonormal, m = 6, y_i = |N(0,1)|, all a_j(0) = +λ; spec C §4), with Algorithm 1's predicted staircase
+  L(θ̄^{(k)}) on [τ_k, τ_{k+1}).
 * Figure 5: squared norm against n, learned and minimum, by the Algorithm-1 helper's
   `proofs_checks.figures.c_norm_vs_n.write_norm_figure(out_dir, seed)`.
 * Table ``jump_time_errors.md/.tex``: τ̂_k − τ_k and (τ̂_k − τ_k)·ln(1/λ) against λ (1e-5 … 1e-1000) for the
@@ -19,11 +20,11 @@ import numpy as np
 
 from relucheck.numerics import datasets
 from relucheck.numerics.instances import Instance
-from relucheck.numerics.orthogonal_flow import uw_flow
 from relucheck.numerics.sweep import Sweep
 from relucheck.theory.limit_process import limit_process_of
 
-from ..checks.paper_c_flow import golden_instance, separated_instance
+from ..checks.paper_c_instances import golden_instance, separated_instance
+from ..checks.paper_c_runs import run_flow
 from ..report import fmt_number, write_table
 from . import style
 
@@ -51,10 +52,11 @@ def _instances(seed: int) -> dict[str, Instance]:
 
 def _flow_rows(out: Path, seed: int, instances: dict, points: list[dict]) -> list[dict]:
     def compute(point):
-        run = uw_flow(instances[point["instance"]], point["lam"])
-        keep = np.unique(np.linspace(0, len(run.taus) - 1, 1500).astype(int))
+        run = run_flow(instances[point["instance"]], point["lam"])
+        taus, losses = run.trajectory.tau, run.trajectory.loss
+        keep = np.unique(np.linspace(0, len(taus) - 1, 1500).astype(int))
         return {"jumps": [[jp.tau, jp.neuron] for jp in run.jumps], "log_inv_lambda": run.log_inv_lambda,
-                "taus": run.taus[keep].tolist(), "losses": run.losses[keep].tolist(),
+                "status": run.status.name.lower(), "taus": taus[keep].tolist(), "losses": losses[keep].tolist(),
                 "nfev": run.stats["nfev"], "seconds": run.stats["wall_seconds"]}
 
     return Sweep(out / "paper_c_flows.jsonl", progress=False).run(points, compute)
@@ -75,7 +77,7 @@ def _figure1(out: Path, inst: Instance, rows: list[dict]) -> list[Path]:
     ax.set_xlabel(r"accelerated time $\tau = t/\ln(1/\lambda)$")
     ax.set_ylabel(r"training loss $\frac{1}{2n}\sum_i r_i^2$")
     ax.legend(loc="upper right", handlelength=1.2, labelspacing=0.3)
-    caption = (f"Paper C, Figure 1 analogue: training loss of the gradient flow (engine uw-float64) against the "
+    caption = (f"Paper C, Figure 1 analogue: training loss of the gradient flow (engine float64) against the "
                f"accelerated time τ for decreasing λ, and Algorithm 1's predicted staircase (dashed); n = d = {inst.n} "
                f"orthonormal inputs, m = {inst.m} neurons, y_i = |N(0, 1)|, all a_j(0) = +λ.")
     return style.save(fig, out / "fig1_loss_vs_tau", caption=caption)
@@ -93,7 +95,7 @@ def _error_table(out: Path, instances: dict, rows: list[dict]) -> list[Path]:
             err = seen[jp.neuron] - jp.tau if jp.neuron in seen else float("nan")
             body.append([name, lam, L, k, jp.neuron, jp.tau, err, err * L])
     return write_table(header, body, out / "jump_time_errors",
-                       caption="Paper C: jump times τ̂_k of the flow (half-fit rule, engine uw-float64) against "
+                       caption="Paper C: jump times τ̂_k of the flow (half-fit rule, engine float64) against "
                                "Algorithm 1's τ_k; the error is predicted to decay like C_k/ln(1/λ), so the last "
                                "column should settle to a constant per jump.")
 
@@ -115,5 +117,5 @@ def write_report(out_dir, seed: int = 0) -> list[Path]:
     paths += _error_table(out, instances, rows)
     timing = ", ".join(f"{r['point']['instance']} λ={r['point']['lam']}: {fmt_number(r['result']['seconds'], 3)} s"
                        for r in rows)
-    (out / "paper_c_flow_timing.md").write_text(f"Flow wall times (uw-float64): {timing}\n")
+    (out / "paper_c_flow_timing.md").write_text(f"Flow wall times (engine float64): {timing}\n")
     return paths + [out / "paper_c_flow_timing.md", out / "paper_c_flows.jsonl"]
