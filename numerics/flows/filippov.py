@@ -124,7 +124,7 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
         for block in _blocks(G_abs[np.ix_(K, K)]):  # data orthogonal to each other decide independently
             Kb = K[block]
             assignment, ties = _complementarity(b[block], G[np.ix_(Kb, Kb)], r[Kb], sign, slack[block], floor[block],
-                                                [prefer[q] for q in block])
+                                                [prefer[q] for q in block], rounding[block])
             for q, state in zip(block, assignment, strict=True):
                 act[K[q], j] = state == ACTIVE
                 slide[K[q], j] = state == SLIDING
@@ -213,7 +213,7 @@ def _consistent(b, G, r, sign, slack, floor, assignment):
     return eta, w, ties
 
 
-def _complementarity(b, G, r, sign, slack, floor, prefer):
+def _complementarity(b, G, r, sign, slack, floor, prefer, rounding=None):
     """The assignment (per kink datum: INACTIVE, ACTIVE or SLIDING) and its ties, by the rule of the module docstring.
 
     With v = η∘r the problem is a box problem in v with the symmetric G: w = s(b + G v), v_k between 0 and r_k. An
@@ -234,6 +234,9 @@ def _complementarity(b, G, r, sign, slack, floor, prefer):
     for _ in range(2 * len(held) + 2):
         if attractive:
             eta[attractive] = _box_minimiser(Gf, bf, rf, eta, attractive)
+            for q in attractive:  # a weight within rounding of 0 or 1 is that side (grazing the edge of sliding)
+                band = float((slack if rounding is None else rounding)[q]) / max(abs(Gf[q, q] * rf[q]), 1e-300)
+                eta[q] = 1.0 if eta[q] >= 1 - band else 0.0 if eta[q] <= band else eta[q]
         w = sign * (bf + Gf @ (eta * rf))
         wrong = [(abs(w[q]), q) for q in held if (w[q] < -slack[q] if eta[q] == 1 else w[q] > slack[q])]
         assignment = [ACTIVE if e >= 1 else INACTIVE if e <= 0 else SLIDING for e in eta]

@@ -69,6 +69,8 @@ class _Run:
         self.events: list[Event] = []
         self.near_ties: list = []  # every decision within the floor
         self.tracked: dict = {}  # (i, j) -> near tie not yet resolved
+        self.held: set = set()  # components whose pushes on both sides are within the floor: held on their side, unwatched
+        self.released: list = []  # held components whose push got resolved: decided again at the step's end
         self.ambiguous: list = []  # near ties that mattered (module docstring)
         G = stepper.G
         self.crosstalk = np.array([any(G[i, k] != 0 for k in range(problem.n) if k != i) for i in range(problem.n)])
@@ -106,8 +108,17 @@ class _Run:
         exit_floors = np.zeros(self.problem.n)  # sliding exits: twice the rounding band of `filippov` (hysteresis)
         for i in np.flatnonzero(pattern.slide.any(axis=1)):
             exit_floors[i] = 2 * self.push_floor(view, i, rounding_only=True) / abs(float(st.G[i, i]))
-        return pattern, Watch.of(pattern, view.Z, view.r, kink, self.crosstalk, KINK_ULPS * st.eps * self.X_norms,
-                                 exit_floors)
+        for i, j in list(self.held):
+            if kink[i, j] or pattern.slide[i, j]:
+                self.held.discard((i, j))
+        watch = Watch.of(pattern, view.Z, view.r, kink, self.crosstalk, KINK_ULPS * st.eps * self.X_norms, exit_floors)
+        return pattern, self.unwatched_held(watch)
+
+    def unwatched_held(self, watch):
+        """Held components are not watched: their motion is noise until `check_tracked` releases them."""
+        if not self.held:
+            return watch
+        return watch.subset([q for q in range(len(watch)) if (int(watch.data[q]), int(watch.neurons[q])) not in self.held])
 
     def near_tie(self, i, j, push, tol, what):
         tie = {"tau": float(self.stepper.t), "neuron": int(j), "datum": int(i), "push": float(abs(push)),
@@ -129,6 +140,25 @@ class _Run:
         tol = self.push_floor(view, i)
         if abs(push) <= tol:
             self.near_tie(i, j, push, tol, "a crossing driven by a push within the floor")
+        return abs(push) <= tol
+
+    def pushes(self, view, pattern, i, j, V=None):
+        """(w_act, w_inact): the push on ⟨w_j, x_i⟩ (up to c|a_j|/n) with the component active and inactive."""
+        st = self.stepper
+        V = pattern.effective_residuals(view.r) if V is None else V
+        own = float(view.s[j]) * float(st.G[i, i] * view.r[i])
+        w = float(view.s[j]) * float(st.G[i] @ V[:, j])
+        return (w, w - own) if pattern.act[i, j] else (w + own, w)
+
+    def hold_if_idle(self, view, pattern, i, j):
+        """After a noise-driven crossing: hold the component where the layer put it if neither side pushes it beyond
+        the floor (a residual at noise level, e.g. at an interpolating minimum): its events would be noise."""
+        w_act, w_inact = self.pushes(view, pattern, i, j)
+        floor = self.push_floor(view, i)
+        if abs(w_act) <= floor and abs(w_inact) <= floor and not pattern.slide[i, j]:
+            self.held.add((int(i), int(j)))
+            return True
+        return False
 
     def check_tracked(self, view, pattern, dt):
         """Resolve or flag the tracked near ties (module docstring), after adding the components that sit within the
@@ -147,9 +177,15 @@ class _Run:
                 w = view.s[jj] * np.einsum("kn,nk->k", st.G[ii], V[:, jj])
             across = (w != 0) & ((w > 0) != pattern.act[ii, jj])  # its state's own push points across the kink
             for i, j, wk in zip(ii[across], jj[across], w[across], strict=True):
-                if (int(i), int(j)) not in self.tracked:
-                    self.near_tie(i, j, wk, self.push_floor(view, i),
-                                  "a pre-activation within the floor on the other side of its kink")
+                floor = self.push_floor(view, i)
+                if (int(i), int(j)) not in self.tracked and abs(wk) <= floor:  # a resolved push: the watch meets it
+                    self.near_tie(i, j, wk, floor, "a pre-activation within the floor on the other side of its kink")
+        for i, j in list(self.held):
+            w_act, w_inact = self.pushes(view, pattern, i, j)
+            floor = self.push_floor(view, i)
+            if abs(w_act) > floor or abs(w_inact) > floor:
+                self.held.discard((i, j))
+                self.released.append((i, j))
         if not self.tracked:
             return
         V = pattern.effective_residuals(view.r) if V is None else V
@@ -158,9 +194,7 @@ class _Run:
             if pattern.slide[i, j]:
                 del self.tracked[(i, j)]
                 continue
-            own = float(view.s[j]) * float(st.G[i, i] * view.r[i])
-            w = float(view.s[j]) * float(st.G[i] @ V[:, j])
-            w_act, w_inact = (w, w - own) if pattern.act[i, j] else (w + own, w)
+            w_act, w_inact = self.pushes(view, pattern, i, j, V)
             floor = self.push_floor(view, i)
             if w_inact > floor or w_act < -floor:
                 del self.tracked[(i, j)]  # pushed the same way either side: the dynamics decide, not the tie
@@ -214,6 +248,8 @@ def _integrate(engine, problem, stepper, started, max_steps, max_events, save_pa
             break
         failure = stepper.advance(end)
         steps += 1
+        if not failure and not math.isfinite(float(stepper.view().loss)):
+            failure = "the state is no longer finite (an unstable step)"
         if failure:
             status, where = Status.SOLVER_FAILED, failure
             break
@@ -229,6 +265,14 @@ def _integrate(engine, problem, stepper, started, max_steps, max_events, save_pa
             arrived = (before > watch.floors) & (values <= watch.floors)  # at the kink now, clearly away before
             before = values
         run.record_step()
+        if crossing is None and run.released:  # held components with a resolved push: decided again, here
+            extra = pattern.slide.copy()
+            for i, j in run.released:
+                extra[i, j] = True
+            run.released = []
+            pattern, watch = run.decide(extra, pattern, {})
+            before = np.asarray(stepper.watched(watch, stepper.t), dtype=float) if len(watch) else np.zeros(0)
+            continue
         if crossing is None:
             if problem.horizon is None and _settled(run, float(last_event_t), settle_rtol):
                 status = Status.SETTLED
@@ -240,8 +284,7 @@ def _integrate(engine, problem, stepper, started, max_steps, max_events, save_pa
         last_event_t = t_ev
         n_events = len(run.events)
         view = stepper.view()
-        if watch.kind(row) in (EventKind.DEACTIVATE, EventKind.ACTIVATE):
-            run.check_crossing(view, pattern, i, j)
+        noise = watch.kind(row) in (EventKind.DEACTIVATE, EventKind.ACTIVATE) and run.check_crossing(view, pattern, i, j)
         extra = pattern.slide.copy()
         sides = {}
         for q in {row, *np.flatnonzero(arrived).tolist()}:  # the earliest crossing and those simultaneous with it
@@ -250,6 +293,8 @@ def _integrate(engine, problem, stepper, started, max_steps, max_events, save_pa
             sides[(int(watch.data[q]), int(watch.neurons[q]))] = ACTIVE if kind in (EventKind.ACTIVATE, EventKind.LEAVE_UP) \
                 else INACTIVE
         pattern, watch = run.decide(extra, pattern, sides)
+        if noise and run.hold_if_idle(stepper.view(), pattern, i, j):
+            watch = run.unwatched_held(watch)
         before = np.asarray(stepper.watched(watch, stepper.t), dtype=float) if len(watch) else np.zeros(0)
         if len(run.events) == n_events:
             zero_length += 1  # a crossing that changed nothing: numerical noise at the kink
@@ -259,6 +304,8 @@ def _integrate(engine, problem, stepper, started, max_steps, max_events, save_pa
         if len(run.events) >= max_events:
             status, where = Status.EVENT_LIMIT, f"{max_events} events"
             break
+    if status is Status.SUCCESS and problem.horizon is None:
+        status = Status.UNSETTLED
     if status is Status.SUCCESS and run.ambiguous:
         first = run.ambiguous[0]
         status = Status.PRECISION

@@ -14,6 +14,7 @@ horizon and ``save_at`` are in that unit. Every failure is a `RelucheckInputErro
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -154,7 +155,7 @@ class FlowProblem:
     def m(self) -> int:
         return self.init.m
 
-    @property
+    @functools.cached_property
     def log_inv_lambda(self) -> float:
         """ln(1/λ) (float64, finite for every decimal λ > 0)."""
         return self.init.scale.log_inv

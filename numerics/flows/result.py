@@ -31,6 +31,7 @@ class Status(enum.Enum):
 
     SUCCESS = "reached the horizon"
     SETTLED = "stopped early: the flow settled (no neuron can still grow before the maximal horizon)"
+    UNSETTLED = "reached the maximal horizon without settling (no horizon was given)"
     EVENT_LIMIT = "stopped after the maximal number of events"
     STEP_LIMIT = "stopped after the maximal number of steps"
     CHATTER = "stopped: events of zero length repeat (a sliding mode the Filippov rule cannot resolve)"

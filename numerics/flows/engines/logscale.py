@@ -18,6 +18,12 @@ data, which never turns — so G = I exactly: the exact fast path of paper C (C 
 no products by X at all. Otherwise the inputs are used as given (``basis="inputs"`` forces that on orthonormal
 data too).
 
+The unit sphere of φ_j is unstable where a neuron shrinks (d‖φ‖²/ds = 2g(1 − ‖φ‖²), g < 0), so the formulas read
+φ_j/‖φ_j‖: the radial part of the field is then exactly 0 and no drift of ‖φ_j‖ feeds back. A balanced initialization
+(|â_j| = ‖ŵ_j‖, C Assumption 3) stays balanced exactly, since the state then holds ψ_j = w_j/‖w_j‖ alone with
+a_j = s_j‖w_j‖: the defect a_j² − ‖w_j‖², conserved by the flow but relatively amplified by e^{-2ρ_j} as a neuron
+shrinks, is never created by rounding.
+
 Integrator: scipy's DOP853 stepped one step at a time (rtol 1e-10, atol 1e-12 by default); its dense output
 (three extra field evaluations, only for steps with a crossing or a requested time) locates events.
 """
@@ -39,6 +45,7 @@ RTOL, ATOL = 1e-10, 1e-12
 # C's golden example at λ = 1e-1000: 75 times that (|r_1| ≈ 6e-8 alternating in sign where the flow has r_1 → 0⁺);
 # 10³ keeps a margin. Pushes below it are not resolved (`numerics.flows.loop`, precision policy).
 STIFF_NOISE = 1e3
+BALANCED_TOLERANCE = 1e-9  # |â_j| = ‖ŵ_j‖ to this (the instance format's unit-vector tolerance): balanced exactly
 JUMP_WINDOW = 8.0  # ln‖θ_j‖ within this of the largest: where the jump rule can place a jump (`norm_interpolant`)
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
 
@@ -78,8 +85,12 @@ class _Basis:
 
 
 class LogScaleStepper(Stepper):
-    def __init__(self, problem, basis: _Basis, rho0, Phi0, *, rtol, atol, max_step):
+    def __init__(self, problem, basis: _Basis, rho0, Phi0, *, rtol, atol, max_step, balanced_signs=None):
         self.problem, self.basis = problem, basis
+        self.balanced = balanced_signs is not None  # then the state holds ρ_j and ψ_j = w_j/‖w_j‖ only (docstring)
+        if self.balanced:
+            self.half_signs = balanced_signs / np.sqrt(2.0)  # φ_j,a = s_j/√2
+            Phi0 = Phi0[:, 1:] * np.sqrt(2.0)  # ψ_j = √2 φ_j,w
         self.m, self.n = problem.m, problem.n
         self.T = problem.time_scale
         self.conv = problem.convention
@@ -95,11 +106,22 @@ class LogScaleStepper(Stepper):
         self.nfev = 0
         self.dense_outputs = 0
         self._last = (None, None, None)
+        self._on_kinks = {}
 
     # state ------------------------------------------------------------------------------------------------
     def _split(self, y):
+        """(ρ, Φ) with Φ_j = φ_j = (φ_j,a, φ_j,w); for balanced problems built from ψ_j as (s_j, ψ_j)/√2."""
         m = self.m
-        return y[:m], y[m:].reshape(m, 1 + self.basis.dim)
+        if self.balanced:
+            psi = y[m:].reshape(m, self.basis.dim)
+            psi = psi / (np.sqrt(2.0) * np.linalg.norm(psi, axis=1, keepdims=True))
+            return y[:m], np.concatenate([self.half_signs[:, None], psi], axis=1)
+        Phi = y[m:].reshape(m, 1 + self.basis.dim)
+        return y[:m], Phi / np.linalg.norm(Phi, axis=1, keepdims=True)
+
+    def _offset(self) -> tuple[int, int]:
+        """(width, start of φ_j,w) of one neuron in the state vector."""
+        return (self.basis.dim, 0) if self.balanced else (1 + self.basis.dim, 1)
 
     def _residuals(self, rho, Phi, Z, act):
         e = np.exp(np.minimum(2.0 * rho, EXP_CAP))
@@ -119,6 +141,8 @@ class LogScaleStepper(Stepper):
 
     def _evaluate(self, y, pattern):
         rho, Phi = self._split(y)
+        if pattern is self.pattern and self._on_kinks:
+            Phi = self._onto_kinks(Phi)
         k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
         Phi_w = Phi[:, 1:1 + k]
         Z = self.basis.pre(Phi_w)
@@ -133,6 +157,13 @@ class LogScaleStepper(Stepper):
         _, _, _, g, ua, uw, Phi = self._rates(y, self.pattern)
         out = np.empty_like(y)
         out[:self.m] = g
+        if self.balanced:  # dψ/ds = √2 dφ_w/ds = T(√2 u_w − g ψ); dφ_a/ds = T(u_a − 2φ_a² u_a) = 0 exactly
+            dpsi = out[self.m:].reshape(self.m, self.basis.dim)
+            dpsi[:, :uw.shape[1]] = np.sqrt(2.0) * uw
+            dpsi[:, uw.shape[1]:] = 0.0
+            dpsi -= g[:, None] * (np.sqrt(2.0) * Phi[:, 1:])
+            out *= self.T
+            return out
         dPhi = out[self.m:].reshape(Phi.shape)
         dPhi[:, 0] = ua
         dPhi[:, 1:1 + uw.shape[1]] = uw
@@ -160,10 +191,14 @@ class LogScaleStepper(Stepper):
         rho, Phi = self._split(self.y.copy())
         for j in np.flatnonzero(kink.any(axis=0)):
             Phi[j, 1:] = self.basis.project_out(Phi[j, 1:], np.flatnonzero(kink[:, j]))
-            norm = np.linalg.norm(Phi[j])
-            Phi[j] /= norm
+            if self.balanced:  # ‖w_j‖ and |a_j| change together: balancedness stays exact
+                norm = np.sqrt(2.0) * np.linalg.norm(Phi[j, 1:])
+                Phi[j, 1:] /= norm
+            else:
+                norm = np.linalg.norm(Phi[j])
+                Phi[j] /= norm
             rho[j] += np.log(norm)
-        self.y = np.concatenate([rho, Phi.ravel()])
+        self.y = np.concatenate([rho, (Phi[:, 1:] * np.sqrt(2.0) if self.balanced else Phi).ravel()])
         self.solver = None
         self.dense = None
 
@@ -171,6 +206,24 @@ class LogScaleStepper(Stepper):
         self.pattern = pattern
         self.solver = None
         self.dense = None
+        self._on_kinks = {}  # sliding neuron j -> projector onto its kinks' intersection {z_S = 0}
+        for j in np.flatnonzero(pattern.slide.any(axis=0)):
+            S = np.flatnonzero(pattern.slide[:, j])
+            eye = np.eye(self.basis.dim)
+            self._on_kinks[int(j)] = np.stack([self.basis.project_out(e, S) for e in eye])
+
+    def _onto_kinks(self, Phi):
+        """Φ with each sliding neuron's φ_w on its kinks' intersection, renormalised. The sliding field holds z_S at 0
+        only there; a drift off it (the integrator's error) would grow where the neuron shrinks (dz_S/ds = −T g z_S
+        with g < 0), so the field is read on the constraint: the drift does not feed back."""
+        Phi = Phi.copy()
+        for j, P in self._on_kinks.items():
+            Phi[j, 1:] = Phi[j, 1:] @ P
+            if self.balanced:
+                Phi[j, 1:] /= np.sqrt(2.0) * np.linalg.norm(Phi[j, 1:])
+            else:
+                Phi[j] /= np.linalg.norm(Phi[j])
+        return Phi
 
     def advance(self, t_stop):
         if self.solver is None:
@@ -209,12 +262,14 @@ class LogScaleStepper(Stepper):
         if watch.needs_residuals():
             return lambda t: self.watched(watch, t) if t == self.t else watch.values(*self._rates(self._dense()(t), self.pattern)[:3])
         dense = self._dense()
-        width = 1 + self.basis.dim
-        lo = self.m + watch.neurons * width + 1  # start of φ_j,w in the state
+        width, start = self._offset()
+        lo = self.m + watch.neurons * width + start  # start of φ_j,w (or ψ_j) in the state
         idx = lo + watch.data if self.basis.identity else (lo[:, None] + np.arange(self.basis.dim)[None, :]).ravel()
         part = copy.copy(dense)
         part.F, part.y_old = dense.F[:, idx], dense.y_old[idx]
         sign = np.where(watch.codes == 0, 1.0, -1.0)  # DEACTIVATE watches z, ACTIVATE watches −z
+        if self.balanced:
+            sign = sign / np.sqrt(2.0)  # z = ⟨ψ_j, x_i⟩/√2 relative to ‖θ_j‖
         if self.basis.identity:
             return lambda t: sign * part(t)
         rows = self.basis.X[watch.data]
@@ -298,16 +353,21 @@ class LogScaleEngine(Engine):
             Phi_w = np.concatenate([C, q[:, None]], axis=1)
         else:
             Phi_w = W_hat.copy()
+        w_norms = np.linalg.norm(Phi_w, axis=1)
+        balanced = bool(np.all(np.abs(np.abs(a_hat) - w_norms) <= BALANCED_TOLERANCE * w_norms))
+        if balanced:  # C Assumption 3 (within the instance format's unit-vector tolerance): exactly balanced
+            Phi_w = Phi_w * (np.abs(a_hat) / w_norms)[:, None]
         Phi = np.concatenate([a_hat[:, None], Phi_w], axis=1)
         norms = np.linalg.norm(Phi, axis=1)
         rho0 = np.log(norms) - problem.log_inv_lambda
-        stepper = LogScaleStepper(problem, b, rho0, Phi / norms[:, None], rtol=rtol, atol=atol, max_step=max_step)
+        stepper = LogScaleStepper(problem, b, rho0, Phi / norms[:, None], rtol=rtol, atol=atol, max_step=max_step,
+                                  balanced_signs=np.sign(a_hat) if balanced else None)
         if identity:
             stepper.complement = np.divide(perp, q[:, None], out=np.zeros_like(perp), where=q[:, None] > 0)
         return stepper
 
     def tolerances(self, problem, *, rtol: float = RTOL, atol: float = ATOL, max_step: float = np.inf, basis: str = "auto"):
-        return {"method": "DOP853 on (ρ_j, φ_j)", "rtol": rtol, "atol": atol, "max_step": max_step,
+        return {"method": "DOP853 on (ρ_j, φ_j), or (ρ_j, ψ_j) for balanced initializations", "rtol": rtol, "atol": atol, "max_step": max_step,
                 "kink": "|z_ij| ≤ 64 ε ‖x_i‖ relative to ‖θ_j‖"}
 
 
