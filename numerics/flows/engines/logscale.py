@@ -109,24 +109,29 @@ class LogScaleStepper(Stepper):
         self._on_kinks = {}
 
     # state ------------------------------------------------------------------------------------------------
-    def _split(self, y):
-        """(ρ, Φ) with Φ_j = φ_j = (φ_j,a, φ_j,w); for balanced problems built from ψ_j as (s_j, ψ_j)/√2."""
+    def _parts(self, y):
+        """(ρ, φ_a, φ_w) with φ_j = (φ_j,a, φ_j,w) read on the unit sphere; balanced problems: (s_j, ψ_j/‖ψ_j‖)/√2."""
         m = self.m
         if self.balanced:
             psi = y[m:].reshape(m, self.basis.dim)
-            psi = psi / (np.sqrt(2.0) * np.linalg.norm(psi, axis=1, keepdims=True))
-            return y[:m], np.concatenate([self.half_signs[:, None], psi], axis=1)
+            return y[:m], self.half_signs, psi * (1.0 / (np.sqrt(2.0) * np.linalg.norm(psi, axis=1)))[:, None]
         Phi = y[m:].reshape(m, 1 + self.basis.dim)
-        return y[:m], Phi / np.linalg.norm(Phi, axis=1, keepdims=True)
+        inv = 1.0 / np.linalg.norm(Phi, axis=1)
+        return y[:m], Phi[:, 0] * inv, Phi[:, 1:] * inv[:, None]
+
+    def _split(self, y):
+        """(ρ, Φ) with Φ_j = φ_j = (φ_j,a, φ_j,w) (`_parts` as one array)."""
+        rho, pa, pw = self._parts(y)
+        return rho, np.concatenate([pa[:, None], pw], axis=1)
 
     def _offset(self) -> tuple[int, int]:
         """(width, start of φ_j,w) of one neuron in the state vector."""
         return (self.basis.dim, 0) if self.balanced else (1 + self.basis.dim, 1)
 
-    def _residuals(self, rho, Phi, Z, act):
+    def _residuals(self, rho, phi_a, Z, act):
         e = np.exp(np.minimum(2.0 * rho, EXP_CAP))
         with np.errstate(over="ignore", invalid="ignore"):  # only a rejected trial stage can overflow (EXP_CAP)
-            return pattern_residuals(self.y_data, e * Phi[:, 0], Z, act, self.conv)
+            return pattern_residuals(self.y_data, e * phi_a, Z, act, self.conv)
 
     def _rates(self, y, pattern):
         """Z (n, m), r, V, g = φ_jᵀ M_j φ_j, and (u_a, u_w) = M_j φ_j without its zero complement coordinate.
@@ -140,35 +145,36 @@ class LogScaleStepper(Stepper):
         return out
 
     def _evaluate(self, y, pattern):
-        rho, Phi = self._split(y)
+        rho, phi_a, phi_w = self._parts(y)
         if pattern is self.pattern and self._on_kinks:
-            Phi = self._onto_kinks(Phi)
+            phi_a, phi_w = self._onto_kinks(phi_a, phi_w)
         k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
-        Phi_w = Phi[:, 1:1 + k]
-        Z = self.basis.pre(Phi_w)
-        r = self._residuals(rho, Phi, Z, pattern.act_float)
+        Z = self.basis.pre(phi_w[:, :k])
+        r = self._residuals(rho, phi_a, Z, pattern.act_float)
         V = pattern.effective_residuals(r)
-        ua, uw = neuron_rates(None, V, Phi[:, 0], Phi_w, self.conv, D=V.T if self.basis.identity else V.T @ self.basis.X)
-        g = 2.0 * Phi[:, 0] * ua  # ⟨φ_w, u_w⟩ = φ_a ⟨φ_w, c D⟩ = φ_a u_a, so φᵀMφ = 2 φ_a u_a
-        return Z, r, V, g, ua, uw, Phi
+        ua, uw = neuron_rates(None, V, phi_a, phi_w[:, :k], self.conv, D=V.T if self.basis.identity else V.T @ self.basis.X)
+        g = 2.0 * phi_a * ua  # ⟨φ_w, u_w⟩ = φ_a ⟨φ_w, c D⟩ = φ_a u_a, so φᵀMφ = 2 φ_a u_a
+        return Z, r, V, g, ua, uw, (phi_a, phi_w)
 
     def _rhs(self, _t, y):
         self.nfev += 1
-        _, _, _, g, ua, uw, Phi = self._rates(y, self.pattern)
+        _, _, _, g, ua, uw, (phi_a, phi_w) = self._rates(y, self.pattern)
         out = np.empty_like(y)
         out[:self.m] = g
-        if self.balanced:  # dψ/ds = √2 dφ_w/ds = T(√2 u_w − g ψ); dφ_a/ds = T(u_a − 2φ_a² u_a) = 0 exactly
+        k = uw.shape[1]
+        if self.balanced:  # dψ/ds = √2 dφ_w/ds = T(√2 u_w − g ψ̂); dφ_a/ds = T(u_a − 2φ_a² u_a) = 0 exactly
             dpsi = out[self.m:].reshape(self.m, self.basis.dim)
-            dpsi[:, :uw.shape[1]] = np.sqrt(2.0) * uw
-            dpsi[:, uw.shape[1]:] = 0.0
-            dpsi -= g[:, None] * (np.sqrt(2.0) * Phi[:, 1:])
+            dpsi[:, :k] = uw
+            dpsi[:, k:] = 0.0
+            dpsi -= g[:, None] * phi_w
+            out[self.m:] *= np.sqrt(2.0)
             out *= self.T
             return out
-        dPhi = out[self.m:].reshape(Phi.shape)
-        dPhi[:, 0] = ua
-        dPhi[:, 1:1 + uw.shape[1]] = uw
-        dPhi[:, 1 + uw.shape[1]:] = 0.0  # the complement coordinate of the data basis is never pushed
-        dPhi -= g[:, None] * Phi
+        dPhi = out[self.m:].reshape(self.m, 1 + self.basis.dim)
+        dPhi[:, 0] = ua - g * phi_a
+        dPhi[:, 1:1 + k] = uw
+        dPhi[:, 1 + k:] = 0.0  # the complement coordinate of the data basis is never pushed
+        dPhi[:, 1:] -= g[:, None] * phi_w
         out *= self.T
         return out
 
@@ -177,14 +183,13 @@ class LogScaleStepper(Stepper):
         if pattern is None:  # before the first decision: the σ'(0) = 0 pattern
             from ..filippov import Pattern
 
-            rho, Phi = self._split(self.y)
-            pattern = Pattern.of_signs(self.basis.pre(Phi[:, 1:]))
-        Z, r, _, g, _, _, Phi = self._rates(self.y, pattern)
+            _, _, phi_w = self._parts(self.y)
+            pattern = Pattern.of_signs(self.basis.pre(phi_w))
+        Z, r, _, g, _, _, (phi_a, _) = self._rates(self.y, pattern)
         rho = self.y[:self.m]
-        sizes = np.abs(Z * pattern.act) @ (np.exp(np.minimum(2.0 * rho, EXP_CAP)) * np.abs(Phi[:, 0]))
+        sizes = np.abs(Z * pattern.act) @ (np.exp(np.minimum(2.0 * rho, EXP_CAP)) * np.abs(phi_a))
         r_error = STIFF_NOISE * self.rtol * (np.abs(self.y_data) + sizes)
-        return View(Z, r, np.sign(Phi[:, 0]), float(r @ r) / (2 * self.n), rho.copy(), self.T * g, Phi[:, 0].copy(),
-                    r_error)
+        return View(Z, r, np.sign(phi_a), float(r @ r) / (2 * self.n), rho.copy(), self.T * g, np.array(phi_a), r_error)
 
     # segment ----------------------------------------------------------------------------------------------
     def snap(self, kink):
@@ -212,18 +217,19 @@ class LogScaleStepper(Stepper):
             eye = np.eye(self.basis.dim)
             self._on_kinks[int(j)] = np.stack([self.basis.project_out(e, S) for e in eye])
 
-    def _onto_kinks(self, Phi):
-        """Φ with each sliding neuron's φ_w on its kinks' intersection, renormalised. The sliding field holds z_S at 0
-        only there; a drift off it (the integrator's error) would grow where the neuron shrinks (dz_S/ds = −T g z_S
-        with g < 0), so the field is read on the constraint: the drift does not feed back."""
-        Phi = Phi.copy()
+    def _onto_kinks(self, phi_a, phi_w):
+        """(φ_a, φ_w) with each sliding neuron's φ_w on its kinks' intersection, renormalised. The sliding field holds
+        z_S at 0 only there; a drift off it (the integrator's error) would grow where the neuron shrinks
+        (dz_S/ds = −T g z_S with g < 0), so the field is read on the constraint: the drift does not feed back."""
+        phi_a, phi_w = np.array(phi_a, dtype=float), phi_w.copy()
         for j, P in self._on_kinks.items():
-            Phi[j, 1:] = Phi[j, 1:] @ P
+            phi_w[j] = phi_w[j] @ P
             if self.balanced:
-                Phi[j, 1:] /= np.sqrt(2.0) * np.linalg.norm(Phi[j, 1:])
+                phi_w[j] /= np.sqrt(2.0) * np.linalg.norm(phi_w[j])
             else:
-                Phi[j] /= np.linalg.norm(Phi[j])
-        return Phi
+                norm = np.hypot(phi_a[j], np.linalg.norm(phi_w[j]))
+                phi_a[j], phi_w[j] = phi_a[j] / norm, phi_w[j] / norm
+        return phi_a, phi_w
 
     def advance(self, t_stop):
         if self.solver is None:
@@ -282,15 +288,15 @@ class LogScaleStepper(Stepper):
 
     def sample(self, t, params):
         y = self._state_at(t)
-        Z, r, _, _, _, _, Phi = self._rates(y, self.pattern) if self.pattern is not None else self._first_rates(y)
+        Z, r, _, _, _, _, _ = self._rates(y, self.pattern) if self.pattern is not None else self._first_rates(y)
         a, W = self._params(y) if params else (None, None)
         return float(r @ r) / (2 * self.n), y[:self.m].copy(), a, W
 
     def _first_rates(self, y):
         from ..filippov import Pattern
 
-        _, Phi = self._split(y)
-        return self._rates(y, Pattern.of_signs(self.basis.pre(Phi[:, 1:])))
+        _, _, phi_w = self._parts(y)
+        return self._rates(y, Pattern.of_signs(self.basis.pre(phi_w)))
 
     def _params(self, y):
         rho, Phi = self._split(y)
