@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from relucheck.numerics import datasets
-from relucheck.numerics.flows import FlowProblem, engines, solve
+from relucheck.numerics.flows import FlowProblem, available_engines, solve
 from relucheck.numerics.instances import Instance
 from relucheck.testing.strategies import random_general_instance
 from relucheck.theory.limit_process import limit_process_of
@@ -76,8 +76,8 @@ def loss_error(res, ref) -> float:
     return float(np.abs(res.trajectory.loss - ref.trajectory.loss).max())
 
 
-def general_benchmark(seed: int, steps=(0.2, 0.1, 0.05, 0.02)) -> None:
-    if "gd" not in engines():
+def general_benchmark(seed: int, steps=(0.1, 0.02, 0.004, 0.0004)) -> None:
+    if "gd" not in available_engines():
         print("[2] skipped: no engine 'gd' is registered")
         return
     inst = random_general_instance(64, 16, 16, seed)
@@ -93,7 +93,7 @@ def general_benchmark(seed: int, steps=(0.2, 0.1, 0.05, 0.02)) -> None:
         print(f"    float64 rtol {rtol:.0e}: {res.stats['nfev']} evaluations, loss-curve error {loss_error(res, ref):.2e}")
     for step in steps:
         start = time.perf_counter()
-        gd = solve(problem, "gd", step=step)
+        gd = solve(problem, "gd", step=step, max_steps=10**9)
         seconds = time.perf_counter() - start
         err = loss_error(gd, ref)
         ok = [r for r in flows.values() if loss_error(r, ref) <= err]
