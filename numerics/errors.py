@@ -16,13 +16,3 @@ class HypothesisViolation(RelucheckInputError):
         self.hypothesis = hypothesis
         self.detail = detail
         super().__init__(f"{hypothesis} violated: {detail}")
-
-
-def require_positive_scale(lam) -> None:
-    """Reject λ ≤ 0 or a non-finite λ (every paper needs an initialization scale λ > 0)."""
-    try:
-        ok = lam > 0
-    except TypeError as exc:  # pragma: no cover - exotic types
-        raise RelucheckInputError(f"initialization scale λ must be a positive number, got {lam!r}") from exc
-    if not ok or lam != lam:
-        raise RelucheckInputError(f"initialization scale λ must be > 0, got λ = {lam!r}")

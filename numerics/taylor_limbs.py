@@ -212,29 +212,6 @@ class LimbStep:
         vals = vals.reshape(n + 1, m)
         return vals[0].copy(), vals[1:].copy()
 
-    def first_roots(self, components, h) -> np.ndarray:
-        """Float64 estimates of the first zero in (0, h] (τ units) of each Z_ij, (i, j) in ``components`` (inf if none):
-        to order candidate events before locating the first one to working precision."""
-        sigma_max = float(h / self.H)
-        C = np.array([self.fmt.to_floats(self.zeta[:, i, j]) for i, j in components]).T  # (K+1, N), σ units
-        grid = np.linspace(0.0, sigma_max, 129)
-        vals = np.polynomial.polynomial.polyval(grid, C)  # (N, 129)
-        out = np.full(len(components), np.inf)
-        idx = np.array([np.nonzero(v <= 0)[0][0] if np.any(v <= 0) else -1 for v in vals])
-        has = idx >= 0
-        if not has.any():
-            return out
-        Cs = C[:, has]
-        hi = grid[idx[has]]
-        lo = np.where(idx[has] > 0, grid[np.maximum(idx[has] - 1, 0)], 0.0)
-        for _ in range(60):  # vectorized bisection
-            mid = 0.5 * (lo + hi)
-            down = np.polynomial.polynomial.polyval(mid, Cs, tensor=False) <= 0
-            hi = np.where(down, mid, hi)
-            lo = np.where(down, lo, mid)
-        out[has] = hi * float(self.H)
-        return out
-
     def z_coefficients(self, i: int, j: int) -> list:
         """Taylor coefficients of Z_ij(τ0 + s) in s (τ units) as mpf."""
         ints = self.fmt.to_ints(self.zeta[:, i, j])

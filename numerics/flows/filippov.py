@@ -160,8 +160,8 @@ def _blocks(G_abs_KK) -> list[list[int]]:
             q = label[q]
         return q
 
-    for q, l in zip(*np.nonzero(G_abs_KK), strict=True):
-        label[root(q)] = root(l)
+    for q, p in zip(*np.nonzero(G_abs_KK), strict=True):
+        label[root(q)] = root(p)
     groups: dict[int, list[int]] = {}
     for q in range(k):
         groups.setdefault(root(q), []).append(q)

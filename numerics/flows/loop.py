@@ -310,7 +310,8 @@ def _integrate(engine, problem, stepper, started, max_steps, max_events, save_pa
         first = run.ambiguous[0]
         status = Status.PRECISION
         where = (f"{first['what']} at τ = {first['tau']:.6g} (neuron {first['neuron']}, datum {first['datum']}: push "
-                 f"{first['push']:.3g} within the floor {first['floor']:.3g}) chose a side, and by τ = {first['mattered_at']:.6g} "
+                 f"{first['push']:.3g} within the floor {first['floor']:.3g}) chose a side, and by τ = "
+                 f"{first['mattered_at']:.6g} "
                  f"the other side would have led elsewhere (push if active {first['push_then']:.3g}); "
                  f"{len(run.ambiguous)} such decision(s) — rerun with more digits (engine 'mpmath')")
     return _result(engine, problem, run, status, where, steps, started, options)

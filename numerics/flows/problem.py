@@ -37,7 +37,8 @@ def _array(value, name: str, ndim: int) -> np.ndarray:
     if arr.ndim != ndim or 0 in arr.shape:
         raise RelucheckInputError(f"{name} must be a non-empty {ndim}-D array, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise RelucheckInputError(f"{name} must be finite; non-finite value at index {np.argwhere(~np.isfinite(arr))[0].tolist()}")
+        bad = np.argwhere(~np.isfinite(arr))[0].tolist()
+        raise RelucheckInputError(f"{name} must be finite; non-finite value at index {bad}")
     if np.abs(arr).max() > MAX_MAGNITUDE:
         raise RelucheckInputError(f"{name} must have magnitudes ≤ {MAX_MAGNITUDE:g} (squares and sums of products must "
                                   f"stay finite in float64), got {np.abs(arr).max():.3g}")

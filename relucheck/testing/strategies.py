@@ -59,15 +59,18 @@ def _value(draw, v):
 
 
 @st.composite
-def general_instances(draw, n=st.integers(2, 6), d=st.integers(2, 4), m=st.integers(1, 5)):
+def general_instances(draw, n=None, d=None, m=None):
     """`Instance` with n unit inputs in ℝ^d drawn uniformly on the sphere (non-orthogonal, ⟨x_i, x_k⟩ of either
-    sign), labels of both signs, m unit directions and mixed signs; ``n``, ``d``, ``m`` are ints or strategies.
+    sign), labels of both signs, m unit directions and mixed signs; ``n``, ``d``, ``m`` are ints or strategies
+    (default: integers in [2, 6], [2, 4], [1, 5]).
 
     >>> from hypothesis import given
     >>> @given(general_instances(n=6, d=3, m=5))
     ... def test(inst): ...
     """
-    n, d, m = _value(draw, n), _value(draw, d), _value(draw, m)
+    n = _value(draw, st.integers(2, 6) if n is None else n)
+    d = _value(draw, st.integers(2, 4) if d is None else d)
+    m = _value(draw, st.integers(1, 5) if m is None else m)
     seed = draw(st.integers(0, 2**32 - 1))
     return random_general_instance(n, d, m, seed)
 

@@ -64,12 +64,6 @@ class _Basis:
         """z (n, m) from φ_w (m, dim)."""
         return Phi_w[:, :self.n].T if self.identity else self.X @ Phi_w.T
 
-    def combine(self, V):
-        """D (m, dim) = Σ_i V_ij x_i."""
-        if self.identity:
-            return np.concatenate([V.T, np.zeros((V.shape[1], 1))], axis=1)
-        return V.T @ self.X
-
     def row(self, i, Phi_wj):
         """⟨φ_j,w, x_i⟩ for one neuron's φ_w (…, dim)."""
         return Phi_wj[..., i] if self.identity else Phi_wj @ self.X[i]
@@ -266,7 +260,10 @@ class LogScaleStepper(Stepper):
     def evaluator(self, watch: Watch):
         """Pre-activation rows: the dense output restricted to the neurons' φ_w, sliced once (cheap root finding)."""
         if watch.needs_residuals():
-            return lambda t: self.watched(watch, t) if t == self.t else watch.values(*self._rates(self._dense()(t), self.pattern)[:3])
+            def values(t):
+                return self.watched(watch, t) if t == self.t else watch.values(*self._rates(self._dense()(t), self.pattern)[:3])
+
+            return values
         dense = self._dense()
         width, start = self._offset()
         lo = self.m + watch.neurons * width + start  # start of φ_j,w (or ψ_j) in the state
@@ -373,7 +370,8 @@ class LogScaleEngine(Engine):
         return stepper
 
     def tolerances(self, problem, *, rtol: float = RTOL, atol: float = ATOL, max_step: float = np.inf, basis: str = "auto"):
-        return {"method": "DOP853 on (ρ_j, φ_j), or (ρ_j, ψ_j) for balanced initializations", "rtol": rtol, "atol": atol, "max_step": max_step,
+        return {"method": "DOP853 on (ρ_j, φ_j), or (ρ_j, ψ_j) for balanced initializations", "rtol": rtol, "atol": atol,
+                "max_step": max_step,
                 "kink": "|z_ij| ≤ 64 ε ‖x_i‖ relative to ‖θ_j‖"}
 
 
