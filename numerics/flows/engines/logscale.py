@@ -108,9 +108,12 @@ class LogScaleStepper(Stepper):
         m = self.m
         if self.balanced:
             psi = y[m:].reshape(m, self.basis.dim)
-            return y[:m], self.half_signs, psi * (1.0 / (np.sqrt(2.0) * np.linalg.norm(psi, axis=1)))[:, None]
+            with np.errstate(over="ignore", invalid="ignore"):  # only a rejected trial stage overflows; the loop
+                norm = np.linalg.norm(psi, axis=1)              # turns a non-finite accepted state into SOLVER_FAILED
+            return y[:m], self.half_signs, psi * (1.0 / (np.sqrt(2.0) * norm))[:, None]
         Phi = y[m:].reshape(m, 1 + self.basis.dim)
-        inv = 1.0 / np.linalg.norm(Phi, axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            inv = 1.0 / np.linalg.norm(Phi, axis=1)
         return y[:m], Phi[:, 0] * inv, Phi[:, 1:] * inv[:, None]
 
     def _split(self, y):
