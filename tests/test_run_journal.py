@@ -25,8 +25,11 @@ def _relucheck() -> list[str]:
 
 def _start_run(out: Path, *extra: str) -> subprocess.Popen:
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    # A shell without job control starts background commands with SIGINT ignored, which the child would inherit
+    # (and Python then installs no KeyboardInterrupt handler): give the run the default disposition, as in a terminal.
     return subprocess.Popen([*_relucheck(), "run", "--only", QUICK, "--mutate", "--quiet", "--out", str(out), *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _journal_records(out: Path) -> list[dict]:
