@@ -30,18 +30,36 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process ended by Ct
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE
 
 
+def _paper_filter(paper: str | None) -> str | None:
+    """``--paper``: a registered paper id (A, B, C are also accepted in lower case)."""
+    from relucheck.theory.statement import PAPERS
+
+    if paper is None:
+        return None
+    if paper.upper() in ("A", "B", "C"):
+        return paper.upper()
+    if paper not in PAPERS:
+        raise RelucheckInputError(f"--paper {paper!r}: unknown paper; registered papers are {sorted(PAPERS)}")
+    return paper
+
+
 def _cmd_list(args) -> int:
     from relucheck.theory.statements import all_statements
 
-    from .registry import checks_of_statement
+    from .plugins import load_checks
+    from .registry import all_checks, checks_of_statement
 
+    load_checks(args.checks)
+    paper = _paper_filter(args.paper)
+    checks_by_id = all_checks()
     rows = []
     for st in sorted(all_statements().values(), key=lambda s: s.id):
-        if args.paper and st.paper != args.paper.upper():
+        if paper and st.paper != paper:
             continue
         checks = checks_of_statement(st.id)
         rows.append({"id": st.id, "paper": st.paper, "number": st.number, "title": st.title,
                      "confidence": st.confidence, "checks": checks,
+                     "mutants": {c: checks_by_id[c].mutant for c in checks},
                      "not_checkable_reason": "" if checks else (st.not_checkable_reason or "no check yet")})
     if args.json:
         import json
@@ -57,17 +75,19 @@ def _cmd_list(args) -> int:
 def _cmd_run(args) -> int:
     """Run checks, journaling each record as it finishes (`proofs_checks.journal`); reports from the journal."""
     from .journal import Journal, prepare_out_dir, run_parameters
+    from .plugins import load_checks, plugin_fingerprint
     from .registry import select
     from .report import summary_line, write_results
     from .runner import exit_code, record_ids, run_checks
 
+    load_checks(args.checks)
     checks = select(args.suite, args.only)
     if not checks:
         raise RelucheckInputError(f"--only {args.only!r}: no check of suite {args.suite!r} matches; "
                                   "`relucheck list` shows the check ids")
     out = prepare_out_dir(args.out)  # before anything is computed
     journal = Journal(out)
-    params = run_parameters(args.suite, args.only, args.seed, args.mutate)
+    params = run_parameters(args.suite, args.only, args.seed, args.mutate, plugins=plugin_fingerprint())
     done = journal.resume(params) if args.resume else {}
     if not done:
         journal.start(params)
@@ -104,8 +124,10 @@ def _cmd_run(args) -> int:
 def _cmd_show(args) -> int:
     from relucheck.theory.statements import all_statements, get_statement
 
+    from .plugins import load_checks
     from .registry import all_checks, checks_of_statement, get_check
 
+    load_checks(args.checks)
     checks = all_checks()
     if args.id in checks:
         chk = get_check(args.id)
@@ -138,16 +160,30 @@ def _cmd_show(args) -> int:
     return 0
 
 
+def _version() -> str:
+    from relucheck import __version__
+
+    return __version__
+
+
+def _checks_option(parser) -> None:
+    parser.add_argument("--checks", action="append", default=[], metavar="FILE.py|MODULE",
+                        help="also load a user's checks from a Python file or an importable module (repeatable; "
+                             "docs/api.md); installed plugins (entry points 'relucheck.checks') load always")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .arguments import apply_shared
 
     parser = argparse.ArgumentParser(prog="relucheck", description=__doc__.split("\n\n")[0])
     parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
+    parser.add_argument("--version", action="version", version=f"relucheck {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("list", help="statements with their checks")
-    p.add_argument("--paper", choices=["A", "B", "C", "a", "b", "c"])
+    p.add_argument("--paper", help="only this paper's statements (A, B, C or a registered paper id)")
     p.add_argument("--json", action="store_true")
+    _checks_option(p)
     p.set_defaults(func=_cmd_list)
 
     p = sub.add_parser("run", help="run a suite of checks and write the reports")
@@ -159,11 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--resume", action="store_true",
                    help="continue the run journaled in --out (same options): run only the missing checks")
+    _checks_option(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("show", help="a statement or check, its formula and its latest results")
     p.add_argument("id")
     p.add_argument("--results", default=f"{DEFAULT_OUT}/results.json", help="a results.json written by `run`")
+    _checks_option(p)
     p.set_defaults(func=_cmd_show)
 
     from . import commands

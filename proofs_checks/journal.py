@@ -4,12 +4,13 @@
 moment (``kill -9`` included) leaves every finished record readable and at most the last line cut:
 
 - first line ``{"kind": "run", "parameters": {...}}``: the run's suite, ``only`` pattern, seed, ``mutate``, the
-  package version and the hash of the package's code (`numerics.code_version`);
+  package version and the hash of the package's code (`numerics.code_version`), and the users' check files
+  with the hash of each (`proofs_checks.plugins`);
 - ``{"kind": "session", "resume": …, "to_run": k, "already": j}`` each time a run starts or resumes;
 - ``{"kind": "record", "record": {...}}`` per finished check or mutant (`CheckResult.to_json`).
 
 `relucheck run` starts a new journal (its header replaces an old journal atomically); ``--resume`` keeps it,
-refuses when the parameters differ (another seed, suite, pattern, ``--mutate`` or code), and runs only the
+refuses when the parameters differ (another seed, suite, pattern, ``--mutate``, code or user's checks), and runs only the
 records that are missing. results.json/csv and report.md/tex are regenerated from the journal at the end.
 """
 from __future__ import annotations
@@ -27,9 +28,11 @@ from .result import CheckResult
 JOURNAL_NAME = "journal.jsonl"
 
 
-def run_parameters(suite: str, only: str | None, seed: int, mutate: bool) -> dict:
-    """What a run's records depend on; ``--resume`` requires all of it to be unchanged."""
-    return {"suite": suite, "only": only, "seed": seed, "mutate": bool(mutate), **code_version()}
+def run_parameters(suite: str, only: str | None, seed: int, mutate: bool, plugins: list | None = None) -> dict:
+    """What a run's records depend on; ``--resume`` requires all of it to be unchanged. ``plugins``: the users'
+    check files and modules with the sha256 of their source (`proofs_checks.plugins.plugin_fingerprint`)."""
+    return {"suite": suite, "only": only, "seed": seed, "mutate": bool(mutate), "plugins": list(plugins or []),
+            **code_version()}
 
 
 def prepare_out_dir(path, option: str = "--out") -> Path:

@@ -17,7 +17,8 @@ as its prediction and the paper's claim as its mutant, and is registered with ``
 sentence: what computation shows against the paper). Its VERIFIED records then count as "paper's claim
 refuted (finding)", not as "verified", in the summaries and are listed first in the reports.
 
-Check modules live in `proofs_checks.checks` and are discovered automatically.
+Check modules live in `proofs_checks.checks` and are discovered automatically; users' checks come from files,
+modules and installed plugins (`proofs_checks.plugins`) and use this same decorator (`relucheck.check`).
 """
 from __future__ import annotations
 
@@ -81,8 +82,10 @@ def check(check_id: str, *, statement: str, mutant: str, suites=SUITES, precisio
         raise ValueError(f"check {check_id}: every check needs a mutant (a check must be able to fail)")
 
     def decorate(fn):
+        _load()  # the built-in checks first, so that a user's id colliding with a built-in one is caught
         if check_id in _CHECKS:
-            raise ValueError(f"check {check_id} registered twice")
+            raise ValueError(f"check id {check_id!r} is already registered (by {_CHECKS[check_id].fn.__module__}); "
+                             "check ids must be unique")
         _CHECKS[check_id] = Check(check_id, statement, fn, mutant, suites, precision, (fn.__doc__ or "").strip(),
                                   finding)
         return fn
@@ -96,9 +99,11 @@ def _load() -> None:
         return
     _loaded = True
     from . import checks
+    from .plugins import load_entry_points
 
     for info in pkgutil.iter_modules(checks.__path__):
         importlib.import_module(f"{checks.__name__}.{info.name}")
+    load_entry_points()
 
 
 def all_checks() -> dict[str, Check]:

@@ -113,7 +113,7 @@ def files(tmp_path_factory):
 # (arguments with {f} for the files' directory, substrings the message must contain)
 CASES = [
     # list
-    ("list --paper D", ["argument --paper", "invalid choice"]),
+    ("list --paper D", ["--paper 'D'", "unknown paper", "registered papers are"]),
     ("list surplus", ["unrecognized arguments: surplus"]),
     ("list --paper", ["argument --paper", "expected one argument"]),
     # run

@@ -11,7 +11,7 @@ from relucheck.proofs_checks.report import fmt_number
 def test_list_json(capsys):
     assert main(["list", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    keys = {"id", "paper", "number", "title", "confidence", "checks", "not_checkable_reason"}
+    keys = {"id", "paper", "number", "title", "confidence", "checks", "mutants", "not_checkable_reason"}
     assert rows and all(set(r) == keys for r in rows)
     assert all(r["paper"] in "ABC" for r in rows)
     c_prop1 = next(r for r in rows if r["id"] == "C.prop1")

@@ -23,7 +23,7 @@ def test_text_conclusion_is_escaped_in_latex():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(id="D.x", paper="D"), "paper must be one of"),
+    (dict(id="D.x", paper="D"), "unknown paper .D.; papers are"),
     (dict(id="B.x", paper="A"), "must start with its paper"),
     (dict(id="A.x", paper="A", confidence="sure"), "unknown confidence tag"),
 ])

@@ -5,9 +5,11 @@ assumes, what it concludes (a SymPy object where the conclusion is a formula), i
 the confidence tag of the reconstructed specification (../shared/spec/): for A and C one of
 ``certain``, ``likely``, ``guess``; for B one of ``verified symbolically``, ``verified numerically``,
 ``error``, ``unverified``. Checks refer to statements by ``id`` (e.g. ``"C.thm2"``).
+Papers other than A, B and C are added with `register_paper` (a user's own theorem: docs/api.md).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,11 +18,32 @@ import sympy
 from relucheck.proofs_checks.latex import escape as _latex_text
 from relucheck.proofs_checks.latex import math_unicode
 
-PAPERS = {
+BUILTIN_PAPERS = {
     "A": "Boursier & Flammarion, Simplicity bias and optimization threshold in two-layer ReLU networks (arXiv 2410.02348)",
     "B": "Dana, Pillaud-Vivien & Bach, Convergence of shallow ReLU networks on weakly interacting data (arXiv 2502.16977)",
     "C": "Town, Boursier, Lewis, Englert & Lazić, Mildly overparameterized ReLU networks on orthogonal data (arXiv 2605.27097)",
 }
+PAPERS: dict[str, str] = dict(BUILTIN_PAPERS)  # id → title; users add theirs with `register_paper`
+_PAPER_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+
+
+def register_paper(paper_id: str, title: str) -> str:
+    """Make ``paper_id`` available to `Statement` (a user's paper; A, B and C are built in).
+
+    The id is a letter followed by letters, digits, ``_`` or ``-`` (no dot: statement ids are
+    ``<paper>.<name>``). Registering an id twice is an error, whether built in or not.
+    """
+    if not isinstance(paper_id, str) or not _PAPER_ID.match(paper_id):
+        raise ValueError(f"paper id must be a letter followed by letters, digits, '_' or '-', got {paper_id!r}")
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError(f"paper {paper_id}: the title must be a non-empty string, got {title!r}")
+    if paper_id in PAPERS:
+        kind = "a built-in paper" if paper_id in BUILTIN_PAPERS else "already registered"
+        raise ValueError(f"paper id {paper_id!r} is {kind} ({PAPERS[paper_id]}); choose another id")
+    PAPERS[paper_id] = title.strip()
+    return paper_id
+
+
 CONFIDENCE_TAGS = {
     "certain", "likely", "guess",
     "verified symbolically", "verified numerically", "error", "unverified",
@@ -51,7 +74,8 @@ class Statement:
 
     def __post_init__(self):
         if self.paper not in PAPERS:
-            raise ValueError(f"statement {self.id}: paper must be one of {sorted(PAPERS)}, got {self.paper!r}")
+            raise ValueError(f"statement {self.id}: unknown paper {self.paper!r}; papers are {sorted(PAPERS)} "
+                             "(register yours with relucheck.register_paper)")
         if not self.id.startswith(self.paper + "."):
             raise ValueError(f"statement id {self.id!r} must start with its paper, '{self.paper}.'")
         if self.confidence not in CONFIDENCE_TAGS:

@@ -72,7 +72,7 @@ def _limit_process(instance):
 
 def solve_instance(instance, args, limit):
     """The flow of the instance (module docstring): horizon from --horizon, else Algorithm 1's, else settling."""
-    from relucheck.numerics.flows import FlowProblem, solve
+    from relucheck.api import flow
 
     times = parse_times(args.times)
     name, options = engine_and_options(args)
@@ -81,19 +81,8 @@ def solve_instance(instance, args, limit):
         horizon = limit.flow_horizon()
         if times is not None:
             horizon = max(horizon, times[-1])
-    max_horizon = FlowProblem.max_horizon if args.max_horizon is None else args.max_horizon
-    if horizon is None and times is not None:
-        max_horizon = max(max_horizon, times[-1])
-
-    def run(until):
-        problem = FlowProblem.from_instance(instance, args.lam, horizon=until, save_at=times, max_horizon=max_horizon)
-        return solve(problem, name, **options)
-
-    result = run(horizon)
-    if horizon is None and times is not None and result.success and result.end < times[-1]:
-        result = run(times[-1])  # it settled before the last requested time: run exactly there
-        result.stats["settled_before_last_time"] = True
-    return result
+    return flow(instance, args.lam, engine=name, horizon=horizon, times=times, max_horizon=args.max_horizon,
+                **options)
 
 
 def _print_human(result, limit) -> None:

@@ -1,0 +1,69 @@
+"""The public entry points that are functions of their own: `flow`, `limit_process`, `load_instance`.
+
+The rest of the public API (docs/api.md) is re-exported from where it lives: statements from `theory`,
+checks and verdicts from `proofs_checks`, instances from `numerics`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.instances import Instance, load_instance
+
+
+def _instance(instance) -> Instance:
+    if isinstance(instance, Instance):
+        return instance
+    if isinstance(instance, (str, Path)):
+        return load_instance(instance)
+    raise RelucheckInputError(f"instance must be a relucheck.Instance or the path of an instance file, "
+                              f"got {type(instance).__name__}")
+
+
+def flow(instance, lam, *, engine: str | None = None, horizon: float | None = None, times=None,
+         max_horizon: float | None = None, **options):
+    """The gradient flow of ``instance`` from C Assumption 3's balanced start at scale ``lam``, in accelerated
+    time τ = t / ln(1/λ) (C eq. (5); A eq. (4) for the field, `numerics.network`).
+
+    * ``instance``: an `Instance` or the path of an instance file (any data: orthonormal or not).
+    * ``lam``: λ ∈ (0, 1) as a number or a decimal string ("1e-1000" is below float64's range and fine).
+    * ``engine``: a name from `relucheck engines` ("float64", "mpmath", "gd"); None is "auto": float64, rerun with
+      mpmath when float64 reports a sign decision below its precision (docs/engines.md).
+    * ``horizon``: the final τ; None runs until the flow settles (at most ``max_horizon``, default 100) and at
+      least to the last of ``times``.
+    * ``times``: increasing τ at which the trajectory is reported (``result.trajectory.tau`` is exactly these);
+      None reports the engine's own step ends.
+    * ``options``: the engine's options (e.g. ``rtol`` for float64, ``digits`` for mpmath, ``step`` for gd) and
+      the loop's (``max_steps``, ``max_events``, ``save_params``); an unknown one is a `RelucheckInputError`.
+
+    Returns the engine contract's `FlowResult`: ``status`` (a `FlowStatus`; ``result.success`` is True for a
+    trusted answer), ``message``, ``events``, ``jumps`` (τ, neuron, fitted data), ``plateaus``, ``trajectory``
+    (``tau``, ``loss``), ``final_loss``, ``stats``.
+    """
+    from relucheck.numerics.flows import FlowProblem, solve
+
+    inst = _instance(instance)
+    times = None if times is None else tuple(float(t) for t in times)
+    if max_horizon is None:
+        max_horizon = FlowProblem.max_horizon
+    if horizon is None and times:
+        max_horizon = max(max_horizon, times[-1])
+
+    def run(until):
+        problem = FlowProblem.from_instance(inst, lam, horizon=until, save_at=times, max_horizon=max_horizon)
+        return solve(problem, engine or "auto", **options)
+
+    result = run(horizon)
+    if horizon is None and times and result.success and result.end < times[-1]:
+        result = run(times[-1])  # it settled before the last requested time: run exactly there
+        result.stats["settled_before_last_time"] = True
+    return result
+
+
+def limit_process(instance, *, tie_rtol: float = 1e-12):
+    """Paper C's Algorithm 1 (the λ → 0 limit of the flow in τ) for an instance with orthonormal inputs
+    (C Assumption 1): jump times, fitted sets, plateaus, final weights (`theory.limit_process`). Non-orthonormal
+    inputs raise `HypothesisViolation` (a `RelucheckInputError`) naming the assumption."""
+    from relucheck.theory.limit_process import limit_process_of
+
+    return limit_process_of(_instance(instance), tie_rtol=tie_rtol)
