@@ -170,7 +170,7 @@ def versions() -> dict:
     from relucheck.numerics.code_version import code_hash
 
     out = {"python": platform.python_version(), "platform": platform.platform(), "relucheck_code_sha256": code_hash()}
-    for dist in ("relucheck", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib"):
+    for dist in ("relucheck", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib", "hypothesis"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:

@@ -9,6 +9,7 @@ from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 from relucheck.numerics.flows.batched_gd import GDBatch, descend
 from relucheck.numerics.paper_a_training import fit_exponent, interpolation_limit, threshold_sweep, train_batch
 from relucheck.theory.paper_a_limits import D_inf_relu, G_inf_relu, two_piece_ols
+from relucheck.testing.strategies import positively_correlated_instances
 from relucheck.theory.statements import all_statements
 
 seeds = st.integers(0, 2**31 - 1)
@@ -80,13 +81,11 @@ def test_interpolation_limit_and_exponent():
     assert interpolation_limit(rows, 7) is None
 
 
-@given(seed=seeds, n=st.integers(12, 60), d=st.sampled_from([2, 3]))
+@given(positively_correlated_instances(n=st.integers(12, 60), d=st.sampled_from([2, 3]), m=1, noise=0.5))
 @settings(max_examples=20)
-def test_two_piece_ols_properties(seed, n, d):
+def test_two_piece_ols_properties(inst):
     """L_2OLS ≤ L_OLS (two fits have more freedom), and under the margin the limit function is piecewise linear."""
-    rng = np.random.default_rng(seed)
-    X = datasets.margin_inputs(n, d, rng, c0=0.3)
-    y = datasets.linear_teacher(X, rng, noise=0.5)
+    X, y, d = inst.inputs, inst.labels, inst.d
     plus = X[:, 0] > 0
     if min(plus.sum(), (~plus).sum()) < d:
         with pytest.raises(HypothesisViolation, match="full column rank"):
