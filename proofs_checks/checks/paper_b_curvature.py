@@ -4,11 +4,13 @@ selection σ'(0) = 0 (spec B §2.2, §2.14, §2.17)."""
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import strategies as st
 
 from relucheck.numerics import datasets
 from relucheck.numerics.network import field, loss, paper_b
 
 from ..registry import Context, check
+from ..tightest import tightest_case
 from ..result import Outcome, Status, agree, within_bound
 from .flows_in_t import flow_in_t, flow_pattern
 
@@ -77,11 +79,36 @@ def bounds_random(ctx: Context) -> Outcome:
             low = 2 / n * np.linalg.norm(X, axis=1).max() ** 2 * ((X @ W.T > 0) * a**2).sum(1).max() / p
         gaps_low.append((mu - low) / mu)
         gaps_up.append((up - mu) / mu)
-    worst = min(min(gaps_low), min(gaps_up))
+    def searched_gap(case):  # the same family of instances, every entry chosen by the search
+        n, d, p, noise, norms, labels, W, extra = case
+        X = (np.eye(n, d) + noise * np.array(W[:n * d]).reshape(n, d) / np.sqrt(d)) * np.array(norms)[:, None]
+        Wp = np.array(W[n * d:n * d + p * d]).reshape(p, d) / np.sqrt(d)
+        a = np.sign(np.array(extra[:p]) - 0.5 + 1e-300) * (np.linalg.norm(Wp, axis=1) + np.array(extra[p:]))
+        y = np.array(labels)
+        mu = mu_of(X, y, a, Wp, p)
+        if mu == 0.0:
+            return None
+        _, up, low = lemma7_bounds(X, y, a, Wp, p)
+        if ctx.mutate:
+            low = 2 / n * np.linalg.norm(X, axis=1).max() ** 2 * ((X @ Wp.T > 0) * a**2).sum(1).max() / p
+        return min((mu - low) / mu, (up - mu) / mu)
+
+    @st.composite
+    def instances(draw):
+        n, p = draw(st.integers(2, 7)), draw(st.integers(3, 8))
+        d = n + draw(st.integers(0, 4))
+        floats = lambda lo, hi, k: st.lists(st.floats(lo, hi), min_size=k, max_size=k)  # noqa: E731
+        labels = [s * v for s, v in zip(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n, max_size=n)),
+                                        draw(floats(1, 2, n)))]
+        return (n, d, p, draw(st.floats(0, 0.15)), draw(floats(0.5, 2, n)), labels,
+                draw(floats(-3, 3, n * d + p * d)), draw(floats(0, 1, p)) + draw(floats(0, 5, p)))
+
+    found = tightest_case(searched_gap, instances(), seed=ctx.seed)
+    worst = min(min(gaps_low), min(gaps_up), found.margin)
     return within_bound(worst, 0.0, "relative gaps; float64 rounding of μ and the bounds is ≤ 1e-12 relative",
                         side=">=", slack=1e-12, message=f"worst relative gap (lower {min(gaps_low):.3g}, "
                         f"corrected upper {min(gaps_up):.3g}) over {len(gaps_low)} instances, {informative} with a "
-                        "positive lower bound")
+                        f"positive lower bound; {found.describe('relative gap')}", searched_min_gap=found.margin)
 
 
 GROUP_LABELS = np.array([1.0, 1.5, 2.0, -1.2, -0.7, -1.9])

@@ -6,11 +6,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from hypothesis import strategies as st
 import sympy as sp
 
 from relucheck.theory.statements.paper_c import LEM10_BOUND, alpha, beta, f, f0, t
 
 from ..registry import Context, check
+from ..tightest import tightest_case
 from ..result import Outcome, Status, within_bound
 from .paper_c_probability import _Z_REASON, wilson
 
@@ -88,12 +90,31 @@ def _aligned_pairs(seed):
             z[int(rng.integers(size, ALIGN_DIM))] = 1.0                # off S: the tight case
         else:
             z = rng.standard_normal(ALIGN_DIM)
-        z -= (z @ v) * v
-        z /= np.linalg.norm(z)
-        c = 1 - eps
-        u = c * v + np.sqrt(1 - c * c) * z
-        out.append((u, v, size, 1 - float(u @ v)))
+        out.append(_aligned_pair(v, z, size, eps))
     return out
+
+
+def _aligned_pair(v, z, size: int, eps: float):
+    """(u, v, |S|, ε) with u = (1 − ε) v + √(1 − (1 − ε)²) ẑ, ẑ the unit part of z orthogonal to v (None if z ∥ v)."""
+    z = z - (z @ v) * v
+    norm = np.linalg.norm(z)
+    if not norm > 1e-6:
+        return None
+    z = z / norm
+    c = 1 - eps
+    u = c * v + np.sqrt(1 - c * c) * z
+    return u, v, size, 1 - float(u @ v)
+
+
+@st.composite
+def _searched_pairs(draw):
+    """`_aligned_pairs`' family with every entry chosen by the search: |S|, |y_S|, ε, z."""
+    size = draw(st.integers(1, ALIGN_DIM - 1))
+    v = np.zeros(ALIGN_DIM)
+    v[:size] = draw(st.lists(st.floats(0.01, 3.0), min_size=size, max_size=size))
+    v /= np.linalg.norm(v)
+    z = np.array(draw(st.lists(st.floats(-1.0, 1.0), min_size=ALIGN_DIM, max_size=ALIGN_DIM)))
+    return _aligned_pair(v, z, size, 10 ** draw(st.floats(-8, -0.5)))
 
 
 @check("C.prop7.alignment_gives_coordinates", statement="C.prop7",
@@ -104,9 +125,13 @@ def alignment_gives_coordinates(ctx: Context) -> Outcome:
     pairs = ctx.cached("pairs", lambda: _aligned_pairs(ctx.seed))
     k = 1.0 if ctx.mutate else 2.0
     ratios = np.array([np.max(np.abs(u - v)) / math.sqrt(k * eps) for u, v, _, eps in pairs])
+    found = tightest_case(lambda pair: None if pair is None else 1 - np.max(np.abs(pair[0] - pair[1])) /
+                          math.sqrt(k * pair[3]), _searched_pairs(), seed=ctx.seed)
+    ratios = np.append(ratios, 1 - found.margin)
     return within_bound(ratios, 1.0, "float64 rounding of ε = 1 − ⟨u,v⟩ ≥ 1e-8·(1 − 1e-8): relative error ≤ "
                         "4 eps/ε ≤ 1e-7, so the ratio may exceed 1 by ≤ 1e-7", slack=1e-7,
-                        message=f"max |u_i − v_i|/√({k:g}ε) = {ratios.max():.6f} over {len(pairs)} pairs")
+                        message=f"max |u_i − v_i|/√({k:g}ε) = {ratios[:-1].max():.6f} over {len(pairs)} pairs; "
+                                f"{found.describe('1 − ratio')}", searched_max_ratio=1 - found.margin)
 
 
 @check("C.cor2.aligned_neuron_active_on_its_set", statement="C.cor2",
