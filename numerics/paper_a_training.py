@@ -44,6 +44,7 @@ at the window's end.
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -212,12 +213,20 @@ def threshold_batch(d: int, ns, seeds, *, m: int, lam: float, lr: float, max_ste
     return out
 
 
+def _threshold_task(task) -> list[dict]:
+    """One batch of the threshold sweep: (d, n, seeds, protocol) → one row per seed (module-level for workers)."""
+    d, n, seeds, proto = task
+    return threshold_batch(d, [n], seeds, **proto)
+
+
 def threshold_sweep(path, d_values, seeds, *, scale: str = "full", progress: bool = True, **protocol) -> list[dict]:
     """The threshold experiment as a resumable sweep (`numerics.sweep.Sweep`, one JSON line per (d, n, seed)).
 
-    Points still missing are trained in batches of one (d, n) with all its seeds, so an interruption
-    loses at most the batch being trained; a rerun skips every finished point.
+    Points still missing are trained in batches of one (d, n) with all its seeds, one task each on the executor
+    of `numerics.executor` (serial, a process pool or Dask); each row is appended as its batch finishes, so an
+    interruption loses at most the batches being trained, and a rerun skips every finished point.
     """
+    from .executor import current_executor
     from .sweep import Sweep, point_key
 
     proto = {**THRESHOLD_PROTOCOL, **protocol}
@@ -227,13 +236,19 @@ def threshold_sweep(path, d_values, seeds, *, scale: str = "full", progress: boo
             fh.write("\n")
     points = [dict(d=d, n=n, seed=s, **proto) for d in d_values for n in threshold_grid(d, scale) for s in seeds]
     done = sweep.done()
+    tasks = []
     for d in d_values:
         for n in threshold_grid(d, scale):
-            pts = [p for p in points if p["d"] == d and p["n"] == n]
-            todo = [p for p in pts if point_key(p) not in done]
+            todo = [s for s in seeds if point_key(dict(d=d, n=n, seed=s, **proto)) not in done]
             if todo:
-                fresh = {r["seed"]: r for r in threshold_batch(d, [n], [p["seed"] for p in todo], **proto)}
-                sweep.run(todo, lambda p, fresh=fresh: fresh[p["seed"]])
+                tasks.append((d, n, todo, proto))
+    for finished, (k, rows) in enumerate(current_executor().map_unordered(_threshold_task, tasks), 1):
+        d, n, todo, _ = tasks[k]
+        for s, row in zip(todo, rows, strict=True):
+            sweep.record(dict(d=d, n=n, seed=s, **proto), row)
+        if progress:
+            print(f"[sweep {sweep.path.name}] batch {finished}/{len(tasks)}: d = {d}, n = {n}, seeds {todo}",
+                  file=sys.stderr)
     done = sweep.done()
     return [done[point_key(p)]["result"] for p in points]
 

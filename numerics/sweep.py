@@ -9,7 +9,8 @@ records the code that computed it (`numerics.code_version.code_version`: the pac
 of the package's source files); rows written by other code are ignored and recomputed, so a change of the
 code never reuses an old result. An interruption loses at most the point being computed; a rerun neither
 repeats finished points nor loses them. Lines are fsync'd as they are written; a truncated last line
-(killed mid-write) is ignored.
+(killed mid-write) is ignored. Points run on the executor of `numerics.executor` (serial, a process pool or
+Dask); rows are appended by this process as they arrive, so every executor writes the same rows.
 """
 from __future__ import annotations
 
@@ -44,16 +45,29 @@ class Sweep:
         rows, _ = read_json_lines(self.path)
         return {point_key(row["point"]): row for row in rows if "point" in row and row.get("code") == self.code}
 
-    def run(self, points: Iterable[dict], compute: Callable[[dict], dict]) -> list[dict]:
-        """Compute every point not yet in the file; return all rows (old and new) in point order."""
+    def record(self, point: dict, result) -> dict:
+        """Append the row of one computed point (fsync'd) and return it."""
+        row = {"point": to_jsonable(point), "result": to_jsonable(result), "code": self.code}
+        append_json_line(self.path, row)
+        return row
+
+    def run(self, points: Iterable[dict], compute: Callable[[dict], dict], *, executor=None) -> list[dict]:
+        """Compute every point not yet in the file; return all rows (old and new) in point order.
+
+        The missing points run on ``executor`` (default: `numerics.executor.current_executor`, serial unless the
+        command line chose another); each row is appended as its point finishes, in any order, and the rows come
+        back in point order, so the result does not depend on the executor. ``compute`` must be a module-level
+        function for a process pool or Dask.
+        """
+        from .executor import current_executor
+
         points = list(points)
         done = self.done()
         todo = [p for p in points if point_key(p) not in done]
-        for k, point in enumerate(todo, 1):
-            result = compute(point)
-            row = {"point": to_jsonable(point), "result": to_jsonable(result), "code": self.code}
-            append_json_line(self.path, row)
-            done[point_key(point)] = row
+        executor = current_executor() if executor is None else executor
+        for k, (index, result) in enumerate(executor.map_unordered(compute, todo), 1):
+            point = todo[index]
+            done[point_key(point)] = self.record(point, result)
             if self.progress:
                 print(f"[sweep {self.path.name}] {len(points) - len(todo) + k}/{len(points)} {point_key(point)}",
                       file=sys.stderr)

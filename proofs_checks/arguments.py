@@ -17,6 +17,7 @@ MIN_MEMORY_MIB, MAX_MEMORY_MIB = 64, 2**20  # below 64 MiB SymPy cannot start a 
 # --precision D: the precision guard reruns at 2·D digits, each mpmath operation costs ≳ D² and the limb
 # kernel's work arrays grow as D³ (≈ 0.7 GB at 2000 digits; 100000 digits would need 78 TiB).
 MAX_DIGITS = 1000
+MAX_WORKERS = 4096  # more worker processes than that is a typo, not a cluster
 MAX_HORIZON = 1e6  # accelerated time τ: Algorithm 1's jumps are at τ = O(1) … O(n); 1e6 is far beyond any
 
 
@@ -88,6 +89,32 @@ def init_scale(text: str) -> str:
 
 def horizon(text: str) -> float:
     return _positive(text, "an accelerated time", MAX_HORIZON)
+
+
+def workers(text: str) -> int:
+    value = _integer(text, "an integer number of worker processes ≥ 1")
+    if not 1 <= value <= MAX_WORKERS:
+        _fail(f"must be in [1, {MAX_WORKERS}] worker processes", text)
+    return value
+
+
+def executor_options(parser, default: str = "process") -> None:
+    """``--executor``, ``--workers``, ``--scheduler`` (`numerics.executor`) on a command that runs independent tasks."""
+    parser.add_argument("--executor", choices=("serial", "process", "dask"), default=None,
+                        help=f"where tasks run: serial, a local process pool (default: {default}, all cores), or Dask "
+                             "(a LocalCluster on 127.0.0.1 unless --scheduler is given)")
+    parser.add_argument("--workers", type=workers, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (implies --executor dask)")
+    parser.set_defaults(executor_default=default)
+
+
+def executor_of(args):
+    """The executor the options of `executor_options` ask for."""
+    from relucheck.numerics.executor import make_executor
+
+    kind = args.executor or ("dask" if args.scheduler else args.executor_default)
+    return make_executor(kind, workers=args.workers, scheduler=args.scheduler)
 
 
 SHARED = {"--seed": seed, "--lam": init_scale, "--precision": digits, "--horizon": horizon, "--budget": seconds,

@@ -75,6 +75,7 @@ def _cmd_list(args) -> int:
 def _cmd_run(args) -> int:
     """Run checks, journaling each record as it finishes (`proofs_checks.journal`); reports from the journal."""
     from .journal import Journal, prepare_out_dir, run_parameters
+    from .arguments import executor_of
     from .plugins import load_checks, plugin_fingerprint
     from .registry import select
     from .report import summary_line, write_results
@@ -96,8 +97,9 @@ def _cmd_run(args) -> int:
     journal.note_session(resume=args.resume, to_run=len(todo), already=len(ids) - len(todo))
     interrupted = False
     try:
-        run_checks(checks, args.seed, mutate=args.mutate, progress=not args.quiet, skip=frozenset(done),
-                   on_record=journal.append)
+        with executor_of(args) as executor:
+            run_checks(checks, args.seed, mutate=args.mutate, progress=not args.quiet, skip=frozenset(done),
+                       on_record=journal.append, executor=executor, plugins=tuple(args.checks))
     except KeyboardInterrupt:
         interrupted = True
     except OSError as exc:  # e.g. a full disk while appending to the journal: what is on disk stays
@@ -173,7 +175,7 @@ def _checks_option(parser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .arguments import apply_shared
+    from .arguments import apply_shared, executor_options
 
     parser = argparse.ArgumentParser(prog="relucheck", description=__doc__.split("\n\n")[0])
     parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
@@ -196,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true",
                    help="continue the run journaled in --out (same options): run only the missing checks")
     _checks_option(p)
+    executor_options(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("show", help="a statement or check, its formula and its latest results")

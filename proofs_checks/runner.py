@@ -71,34 +71,61 @@ def record_ids(checks: list[Check], mutate: bool) -> list[str]:
     return [rid for chk in checks for rid in ([chk.id, chk.id + ".mutant"] if mutate else [chk.id])]
 
 
+def _records_of_check(chk: Check, seed: int, which: tuple[bool, ...]) -> list[CheckResult]:
+    """The check's records (``which``: False for the check, True for its mutant), sharing one `Context` cache."""
+    ctx = Context(seed=seed)
+    return [run_check(chk, seed, mutate=is_mutant, context=ctx) for is_mutant in which]
+
+
+def check_task(task) -> list[CheckResult]:
+    """One task of a parallel run (module-level, for worker processes): ``(check id, seed, which, plugin specs)``.
+    The worker loads the users' check files first, as the main process did."""
+    from .plugins import load_checks
+    from .registry import get_check
+
+    check_id, seed, which, plugins = task
+    load_checks(plugins)
+    return _records_of_check(get_check(check_id), seed, which)
+
+
 def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, progress: bool = True,
-               skip: frozenset[str] = frozenset(), on_record: Callable[[CheckResult], None] | None = None
-               ) -> list[CheckResult]:
-    """Run each check (and its mutant, sharing the check's cache) and return the new records.
+               skip: frozenset[str] = frozenset(), on_record: Callable[[CheckResult], None] | None = None,
+               executor=None, plugins: tuple = ()) -> list[CheckResult]:
+    """Run each check (and its mutant, sharing the check's cache) and return the new records in run order.
 
     Records whose id is in ``skip`` (e.g. already in a journal) are not run. ``on_record`` receives each
-    record as soon as it is computed (the run journal appends it to disk there).
+    record as soon as it is computed (the run journal appends it to disk there), in the order they finish.
+    ``executor`` (`numerics.executor`; serial by default) runs one task per check: a check and its mutant run
+    in the same task. Other executors than serial look checks up by id in their workers, which first load
+    ``plugins`` (the ``--checks`` specs).
     """
-    todo = [rid for rid in record_ids(checks, mutate) if rid not in skip]
-    bar = Progress(len(todo)) if progress else None
-    records = []
+    from relucheck.numerics.executor import SerialExecutor
+
+    executor = SerialExecutor() if executor is None else executor
+    work = []
     for chk in checks:
-        ctx = Context(seed=seed)
-        for is_mutant in ((False, True) if mutate else (False,)):
-            rid = chk.id + (".mutant" if is_mutant else "")
-            if rid in skip:
-                continue
-            rec = run_check(chk, seed, mutate=is_mutant, context=ctx)
-            records.append(rec)
+        which = tuple(m for m in ((False, True) if mutate else (False,))
+                      if chk.id + (".mutant" if m else "") not in skip)
+        if which:
+            work.append((chk, which))
+    bar = Progress(sum(len(which) for _, which in work)) if progress else None
+    if executor.kind == "serial":
+        finished = ((k, _records_of_check(chk, seed, which)) for k, (chk, which) in enumerate(work))
+    else:
+        finished = executor.map_unordered(check_task, [(chk.id, seed, which, tuple(plugins)) for chk, which in work])
+    by_task = {}
+    for k, records in finished:
+        by_task[k] = records
+        for rec in records:
             if on_record is not None:
                 on_record(rec)
             if bar:
-                if is_mutant:
+                if rec.mutant:
                     verdict = "caught" if rec.caught else f"NOT CAUGHT ({rec.status.value})"
-                    bar.step(chk.id + " (mutant)", f"{verdict} ({rec.seconds:.1f} s)")
+                    bar.step(rec.check + " (mutant)", f"{verdict} ({rec.seconds:.1f} s)")
                 else:
-                    bar.step(chk.id, f"{rec.status.value} ({rec.seconds:.1f} s)")
-    return records
+                    bar.step(rec.id, f"{rec.status.value} ({rec.seconds:.1f} s)")
+    return [rec for k in sorted(by_task) for rec in by_task[k]]
 
 
 def exit_code(records: list[CheckResult]) -> int:

@@ -34,8 +34,13 @@ def _run(args) -> int:
 
         from ..figures.index import write_index
 
+        from relucheck.numerics.executor import use_executor
+
+        from ..arguments import executor_of
+
         matplotlib.use("Agg")
-        paths += module.write_report(Path(args.out), seed=args.seed)
+        with use_executor(executor_of(args)):  # every sweep of the report runs on it
+            paths += module.write_report(Path(args.out), seed=args.seed)
         paths += write_index(Path(args.out), paper, paths)
     if args.appendix:
         from ..appendix import write_appendix
@@ -55,4 +60,7 @@ def register(sub) -> None:
                    help="results.json of `relucheck run` for --appendix (default relucheck-out/results.json)")
     p.add_argument("--out", default="relucheck-report")
     p.add_argument("--seed", type=int, default=0)
+    from ..arguments import executor_options
+
+    executor_options(p)
     p.set_defaults(func=_run)

@@ -50,16 +50,19 @@ def _instances(seed: int) -> dict[str, Instance]:
     return {"golden": golden_instance(), "random": separated_instance(seed), "fig1": fig1_instance(seed)}
 
 
-def _flow_rows(out: Path, seed: int, instances: dict, points: list[dict]) -> list[dict]:
-    def compute(point):
-        run = run_flow(instances[point["instance"]], point["lam"])
-        taus, losses = run.trajectory.tau, run.trajectory.loss
-        keep = np.unique(np.linspace(0, len(taus) - 1, 1500).astype(int))
-        return {"jumps": [[jp.tau, jp.neuron] for jp in run.jumps], "log_inv_lambda": run.log_inv_lambda,
-                "status": run.status.name.lower(), "taus": taus[keep].tolist(), "losses": losses[keep].tolist(),
-                "nfev": run.stats["nfev"], "seconds": run.stats["wall_seconds"]}
+def flow_point(point: dict) -> dict:
+    """One sweep point: the flow of instance ``point["instance"]`` (drawn from ``point["seed"]``) at ``point["lam"]``
+    (module-level, so that a process pool or Dask can run it)."""
+    run = run_flow(_instances(point["seed"])[point["instance"]], point["lam"])
+    taus, losses = run.trajectory.tau, run.trajectory.loss
+    keep = np.unique(np.linspace(0, len(taus) - 1, 1500).astype(int))
+    return {"jumps": [[jp.tau, jp.neuron] for jp in run.jumps], "log_inv_lambda": run.log_inv_lambda,
+            "status": run.status.name.lower(), "taus": taus[keep].tolist(), "losses": losses[keep].tolist(),
+            "nfev": run.stats["nfev"], "seconds": run.stats["wall_seconds"]}
 
-    return Sweep(out / "paper_c_flows.jsonl", progress=False).run(points, compute)
+
+def _flow_rows(out: Path, points: list[dict]) -> list[dict]:
+    return Sweep(out / "paper_c_flows.jsonl", progress=False).run(points, flow_point)
 
 
 def _figure1(out: Path, inst: Instance, rows: list[dict]) -> list[Path]:
@@ -109,7 +112,7 @@ def write_report(out_dir, seed: int = 0) -> list[Path]:
     fig_points = [{"instance": "fig1", "lam": lam, "seed": seed} for lam in FIG1_LAMBDAS]
     table_points = [{"instance": name, "lam": lam, "seed": seed} for name in ("golden", "random")
                     for lam in TABLE_LAMBDAS]
-    rows = _flow_rows(out, seed, instances, table_points + fig_points)
+    rows = _flow_rows(out, table_points + fig_points)
     fig_rows = [r for r in rows if r["point"]["instance"] == "fig1"]
     with style.context():
         paths = _figure1(out, instances["fig1"], fig_rows)

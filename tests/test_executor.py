@@ -1,0 +1,98 @@
+"""Executors (numerics.executor): a sweep and `relucheck run` give the same records serial, on a process pool and on
+a Dask LocalCluster bound to the loopback interface; a partial store resumes; bad options exit 2."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from relucheck.numerics.executor import DaskExecutor, ProcessExecutor, SerialExecutor, make_executor, use_executor
+from relucheck.numerics.paper_a_training import threshold_sweep
+from relucheck.numerics.durable_files import read_json_lines
+from relucheck.numerics.errors import RelucheckInputError
+
+TINY = dict(m=5, max_steps=2000, n_test=50, check_every=100)  # a small A threshold sweep: 6 batches of 2 seeds
+TIMING = ("seconds", "wall_seconds")  # the only fields that differ between two runs of the same computation
+
+
+def _sweep(path: Path, executor) -> list[dict]:
+    with use_executor(executor):
+        return threshold_sweep(path, [2], (0, 1), scale="reduced", progress=False, **TINY)
+
+
+def _untimed(rows: list[dict]) -> list[dict]:
+    return [{k: v for k, v in row.items() if k not in TIMING} for row in rows]
+
+
+@pytest.fixture(scope="module")
+def serial_rows(tmp_path_factory) -> list[dict]:
+    return _untimed(_sweep(tmp_path_factory.mktemp("serial") / "a.jsonl", SerialExecutor()))
+
+
+@pytest.mark.parametrize("executor", [
+    pytest.param(lambda: ProcessExecutor(2), id="process-pool"),
+    pytest.param(lambda: DaskExecutor(workers=2), id="dask-localcluster-127.0.0.1"),
+])
+def test_a_sweep_gives_the_serial_records_on_every_executor(tmp_path, serial_rows, executor):
+    rows = _sweep(tmp_path / "a.jsonl", executor())
+    assert len(rows) == len(serial_rows) == 12
+    assert _untimed(rows) == serial_rows  # record by record, bit for bit (same batches, same arithmetic)
+
+
+def test_the_dask_cluster_listens_on_the_loopback_interface_only():
+    with DaskExecutor(workers=1) as ex:
+        client = ex._connect()
+        assert client.scheduler.address.startswith("tcp://127.0.0.1:")
+        assert all(addr.startswith("tcp://127.0.0.1:") for addr in client.scheduler_info()["workers"])
+
+
+def test_a_partial_store_resumes_with_the_missing_points_only(tmp_path, serial_rows):
+    path = tmp_path / "a.jsonl"
+    _sweep(path, SerialExecutor())
+    rows, _ = read_json_lines(path)
+    kept = rows[:5]
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    resumed = _sweep(path, ProcessExecutor(2))
+    assert _untimed(resumed) == serial_rows
+    after, _ = read_json_lines(path)
+    assert len(after) == 12 and after[:5] == kept  # the 5 finished rows were not recomputed
+
+
+def _run(out: Path, *extra: str) -> list[dict]:
+    proc = subprocess.run([sys.executable, "-m", "relucheck", "run", "--only", "B.lem1.*", "--mutate", "--quiet",
+                           "--out", str(out), *extra], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    records = json.loads((out / "results.json").read_text())
+    for rec in records:
+        rec.pop("seconds")
+    return records
+
+
+def test_run_records_are_the_same_serial_parallel_and_on_dask(tmp_path):
+    serial = _run(tmp_path / "serial", "--executor", "serial")
+    assert len(serial) == 8
+    assert _run(tmp_path / "process", "--executor", "process", "--workers", "2") == serial
+    assert _run(tmp_path / "dask", "--executor", "dask", "--workers", "2") == serial
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--executor", "threads"], "argument --executor: invalid choice"),
+    (["--workers", "0"], "argument --workers: must be in [1, 4096] worker processes"),
+    (["--workers", "two"], "argument --workers: must be an integer number of worker processes"),
+    (["--executor", "serial", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler needs --executor dask"),
+    (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler tcp://127.0.0.1:9: cannot connect to a Dask scheduler"),
+])
+def test_bad_executor_options_exit_2(tmp_path, args, message):
+    proc = subprocess.run([sys.executable, "-m", "relucheck", "run", "--only", "B.lem1.*", "--out", str(tmp_path / "o"),
+                           *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_make_executor_refuses_bad_values():
+    with pytest.raises(RelucheckInputError, match="--executor must be one of"):
+        make_executor("gpu")
+    with pytest.raises(RelucheckInputError, match="--workers must be an integer ≥ 1"):
+        make_executor("process", workers=0)
+    assert make_executor("process", scheduler="tcp://x:1").kind == "dask"
