@@ -2,7 +2,8 @@
 
 Scale: reduced by default (d = 2 … 6; three seeds; m = 50; 5·10⁴ steps; about 1 minute on 2 cores);
 ``RELUCHECK_SCALE=full`` runs the real experiment (d = 2 … 5, three seeds, m = 100, 10⁵ steps; the full
-grid of `numerics.paper_a_training.threshold_grid`). Runs go through a resumable sweep in
+grid of `numerics.paper_a_training.threshold_grid`); ``RELUCHECK_SCALE=d10`` the same protocol at d = 2 … 10 with
+n up to min(24 d², 4096) (docs/scale_runs.md). Runs go through a resumable sweep in
 ``OUT/sweeps/``: an interrupted report resumes where it stopped.
 
 Outputs (PNG + PDF each, tables as Markdown + LaTeX):
@@ -29,6 +30,8 @@ SCALES = {
     # interpolate at n ≥ 2d) in about 50 s on one core, so the threshold plot shows a curve, not two points
     "reduced": dict(ds=(2, 3, 4, 5, 6), n_seeds=3, protocol=dict(THRESHOLD_PROTOCOL, m=50, max_steps=50_000)),
     "full": dict(ds=(2, 3, 4, 5), n_seeds=3, protocol=dict(THRESHOLD_PROTOCOL)),
+    # the papers' own dimension: d = 2 … 10, n from 2d to min(24 d², 4096) (docs/scale_runs.md)
+    "d10": dict(ds=(2, 3, 4, 5, 6, 7, 8, 9, 10), n_seeds=3, protocol=dict(THRESHOLD_PROTOCOL)),
 }
 
 
