@@ -82,7 +82,8 @@ def check(check_id: str, *, statement: str, mutant: str, suites=SUITES, precisio
         raise ValueError(f"check {check_id}: every check needs a mutant (a check must be able to fail)")
 
     def decorate(fn):
-        _load()  # the built-in checks first, so that a user's id colliding with a built-in one is caught
+        if not fn.__module__.startswith(__package__ + ".checks."):
+            _load()  # a user's check: the built-in ones first, so that an id colliding with one of them is caught
         if check_id in _CHECKS:
             raise ValueError(f"check id {check_id!r} is already registered (by {_CHECKS[check_id].fn.__module__}); "
                              "check ids must be unique")

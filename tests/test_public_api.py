@@ -144,3 +144,12 @@ def test_teachers_and_initializations(data):
     assert np.allclose(a**2, (W**2).sum(1))
     a, W = data.draw(rs.dominated_initializations(4, 3, lam=1e-2))
     assert np.all(np.linalg.norm(W, axis=1) <= 1e-2 * np.abs(a) * (1 + 1e-12))
+
+
+@pytest.mark.parametrize("module", ["relucheck.proofs_checks.checks.high_precision_arb",
+                                    "relucheck.proofs_checks.checks.paper_c_flow"])
+def test_a_check_module_imports_first_in_a_fresh_process(module):
+    """The registry loads the built-in checks before a user's check registers, but not while a built-in check
+    module is itself being imported (a circular import)."""
+    proc = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-1500:]
