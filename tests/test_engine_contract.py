@@ -165,3 +165,31 @@ def test_resolved_crosstalk_is_decided_and_orthonormal_rounding_takes_the_exact_
     # δ = 1e-17 is within 64 ulps of orthonormal: "auto" takes the exact data basis (C Assumption 1 as written)
     res = solve(rounding_crosstalk(1e-17), "float64")
     assert res.stats["basis"] == "data" and res.status is Status.SUCCESS and res.events == []
+
+
+@pytest.mark.parametrize("float64_status, escalates", [(Status.PRECISION, True), (Status.CHATTER, True),
+                                                        (Status.SUCCESS, False), (Status.STEP_LIMIT, False)])
+def test_auto_reruns_in_mpmath_exactly_when_float64_cannot_resolve(monkeypatch, float64_status, escalates):
+    """"auto" escalates on PRECISION and CHATTER (float64 cannot resolve the sign decisions or the sliding mode; at
+    λ = 1e-1000 on general data mpmath can, docs/engines.md) and on nothing else. The loop is stubbed: this tests
+    the policy, the engines are tested above."""
+    from types import SimpleNamespace
+
+    from relucheck.numerics.flows import registry
+
+    calls = []
+
+    def fake_integrate(engine, problem, **options):
+        calls.append(engine.name)
+        status = float64_status if engine.name == "float64" else Status.SETTLED
+        return SimpleNamespace(status=status, engine=engine.name, message=status.value, stats={})
+
+    monkeypatch.setattr(registry, "integrate", fake_integrate)
+    for engine in available_engines().values():  # no review of the stubbed runs (the mpmath guard reruns them)
+        monkeypatch.setattr(engine, "review", lambda result, *args, **kwargs: result)
+    problem = FlowProblem.from_instance(random_general_instance(4, 3, 2, 0), "1e-1000", horizon=1.0)
+    result = solve(problem)
+    assert calls == (["float64", "mpmath"] if escalates else ["float64"])
+    assert (result.engine == "mpmath") == escalates
+    if escalates:
+        assert result.stats["escalated_from"]["status"] == float64_status.name.lower()
