@@ -66,8 +66,15 @@ class SerialExecutor(Executor):
     """Every task in this process, in order."""
 
 
-def _ignore_sigint() -> None:
+def _worker_init() -> None:
+    """A pool worker ignores SIGINT (Ctrl-C is the main process's to handle) and may start processes of its own:
+    `numerics.budget` runs SymPy's simplifications in a forked child that it can kill, and multiprocessing forbids
+    children to its (daemonic) pool workers. Without this, check-ode's symbolic proofs fail in a pool and the records
+    differ from a serial run's."""
+    import multiprocessing
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    multiprocessing.current_process().daemon = False
 
 
 def _indexed(job):
@@ -93,7 +100,7 @@ class ProcessExecutor(Executor):
             import multiprocessing
 
             self._pool = multiprocessing.get_context("spawn").Pool(min(self.workers, len(tasks)),
-                                                                   initializer=_ignore_sigint)
+                                                                   initializer=_worker_init)
         try:
             yield from self._pool.imap_unordered(_indexed, [(fn, k, t) for k, t in enumerate(tasks)])
         except BaseException:
@@ -127,6 +134,11 @@ class DaskExecutor(Executor):
         from distributed import Client, LocalCluster
 
         if self.scheduler is None:
+            import dask
+
+            # worker processes that may start children (numerics.budget), as in _worker_init; a cluster started
+            # elsewhere needs the same setting: `distributed.worker.daemon: false` (docs/executor.md)
+            dask.config.set({"distributed.worker.daemon": False})
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                          host="127.0.0.1", dashboard_address=None)
             self._client = Client(self._cluster)

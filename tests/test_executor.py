@@ -96,3 +96,20 @@ def test_make_executor_refuses_bad_values():
     with pytest.raises(RelucheckInputError, match="--workers must be an integer ≥ 1"):
         make_executor("process", workers=0)
     assert make_executor("process", scheduler="tcp://x:1").kind == "dask"
+
+
+def test_the_default_suite_gives_the_same_records_on_a_process_pool(default_suite_run, tmp_path):
+    """Every record of `relucheck run --mutate` on a pool of 2 processes equals the serial in-process run of the
+    same checks, apart from the wall time: the checks' randomness is seeded, hypothesis' targeted searches ignore
+    which modules are loaded (`proofs_checks.tightest`), and pool workers may fork SymPy's budgeted simplifications
+    (`numerics.executor._worker_init`)."""
+    proc = subprocess.run([sys.executable, "-m", "relucheck", "run", "--mutate", "--quiet", "--executor", "process",
+                           "--workers", "2", "--out", str(tmp_path / "o")], capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    pooled = {rec["id"]: rec for rec in json.loads((tmp_path / "o" / "results.json").read_text())}
+    serial = {rec.id: rec.to_json() for rec in default_suite_run.records()}
+    assert sorted(pooled) == sorted(serial)
+    for rid, rec in serial.items():
+        rec.pop("seconds"), pooled[rid].pop("seconds")
+        assert pooled[rid] == rec, rid
