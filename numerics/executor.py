@@ -101,18 +101,25 @@ class ProcessExecutor(Executor):
 
             self._pool = multiprocessing.get_context("spawn").Pool(min(self.workers, len(tasks)),
                                                                    initializer=_worker_init)
+        pool = self._pool
         try:
-            yield from self._pool.imap_unordered(_indexed, [(fn, k, t) for k, t in enumerate(tasks)])
-        except BaseException:
-            self._pool.terminate()  # Ctrl-C or an error: stop the workers now, keep what was returned
-            self._pool = None
+            yield from pool.imap_unordered(_indexed, [(fn, k, t) for k, t in enumerate(tasks)])
+        except BaseException:  # Ctrl-C, an error, or the consumer stopped early: stop the workers now
+            pool.terminate()
+            if self._pool is pool:
+                self._pool = None
             raise
 
-    def close(self):
-        if self._pool is not None:
-            self._pool.close()
-            self._pool.join()
-            self._pool = None
+    def close(self, terminate: bool = False):
+        """Let the workers finish (or stop them at once with ``terminate``, as after Ctrl-C or an error)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.terminate() if terminate else pool.close()
+            pool.join()
+
+    def __exit__(self, exc_type, *exc):
+        self.close(terminate=exc_type is not None)
+        return False
 
     def describe(self):
         return f"process pool of {self.workers} workers"
