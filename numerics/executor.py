@@ -51,9 +51,6 @@ class Executor:
     def close(self) -> None:
         pass
 
-    def describe(self) -> str:
-        return self.kind
-
     def __enter__(self):
         return self
 
@@ -121,9 +118,6 @@ class ProcessExecutor(Executor):
         self.close(terminate=exc_type is not None)
         return False
 
-    def describe(self):
-        return f"process pool of {self.workers} workers"
-
 
 class DaskExecutor(Executor):
     """Tasks on a Dask distributed cluster: the one at ``scheduler``, or a LocalCluster on 127.0.0.1."""
@@ -178,10 +172,6 @@ class DaskExecutor(Executor):
         if self._cluster is not None:
             self._cluster.close()
         self._client = self._cluster = None
-
-    def describe(self):
-        where = self.scheduler or f"LocalCluster of {self.workers} workers on 127.0.0.1"
-        return f"dask ({where})"
 
 
 def make_executor(kind: str = "process", *, workers: int | None = None, scheduler: str | None = None) -> Executor:

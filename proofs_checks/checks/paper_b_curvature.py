@@ -97,7 +97,9 @@ def bounds_random(ctx: Context) -> Outcome:
     def instances(draw):
         n, p = draw(st.integers(2, 7)), draw(st.integers(3, 8))
         d = n + draw(st.integers(0, 4))
-        floats = lambda lo, hi, k: st.lists(st.floats(lo, hi), min_size=k, max_size=k)  # noqa: E731
+        def floats(lo, hi, k):
+            return st.lists(st.floats(lo, hi), min_size=k, max_size=k)
+
         labels = [s * v for s, v in zip(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n, max_size=n)),
                                         draw(floats(1, 2, n)))]
         return (n, d, p, draw(st.floats(0, 0.15)), draw(floats(0.5, 2, n)), labels,
