@@ -118,17 +118,23 @@ class GDBatch:
         return GDBatch(self.X[idx, :rows], self.y[idx, :rows], n, self.convention, self.dtype, False)
 
     # the field ------------------------------------------------------------------------------------------
-    def evaluate(self, a, W, *, keep: bool = False) -> Field:
+    def evaluate(self, a, W, *, keep: bool = False, output_scale=None) -> Field:
         """The field at (a, W): a (…, m), W (…, m, d) with the batch axes of the stack (none for a shared batch
         used for one problem); computed in the batch's dtype by blocks (module docstring). With ``keep`` the
-        pre-activations are kept in the result (then in one block)."""
+        pre-activations are kept in the result (then in one block).
+
+        ``output_scale`` (…, m): a log-scale state θ_j = e^{ρ_j} φ_j passes (φ_a, φ_w) as (a, W) and e^{2ρ_j} here.
+        The residuals then use the network's output weight e^{2ρ_j} φ_a,j on ⟨φ_w,j, x_i⟩ (h is quadratic in θ_j),
+        and the rates are those of φ_j, dφ_j/dt = M_j φ_j (linear in θ_j given r: `neuron_rates`), so that
+        θ_j + η F_j(θ) = e^{ρ_j} (φ_j + η M_j φ_j) exactly, at any ρ_j (the engine "gd" at any λ)."""
         a = np.asarray(a).astype(self.dtype, copy=False)
         W = np.asarray(W).astype(self.dtype, copy=False)
+        out_a = a if output_scale is None else a * np.asarray(output_scale).astype(self.dtype, copy=False)
         plan = self._plan(a.shape, keep)
         if len(plan) == 1 and plan[0][0] is Ellipsis and plan[0][1] == slice(0, self.N):  # one block
             Z = self._pre(W, self.X)
             act = (Z > 0).astype(self.dtype)  # σ'(0) = 0, as numbers: D = actᵀ diag(r) X is one product
-            r = pattern_residuals(self.y, a, Z, act, self.convention)
+            r = pattern_residuals(self.y, out_a, Z, act, self.convention)
             D = self._combine(act, r, self.X)
         else:
             r = np.zeros(np.broadcast_shapes(a.shape[:-1] + (self.N,), self.y.shape), self.dtype)
@@ -137,7 +143,7 @@ class GDBatch:
                 lead = () if members is Ellipsis else (members,)
                 Z = self._pre(W[lead + (Ellipsis, rows)] if self.diagonal else W[lead], X_k)
                 act = (Z > 0).astype(self.dtype)
-                r_k = pattern_residuals(y_k, a[lead], Z, act, self.convention)
+                r_k = pattern_residuals(y_k, out_a[lead], Z, act, self.convention)
                 r[lead + (Ellipsis, rows)] = r_k
                 if self.diagonal:
                     D[lead + (Ellipsis, rows)] = self._combine(act, r_k, X_k)
