@@ -1,0 +1,134 @@
+"""Direct tests of `theory.extremal_vectors` beyond the enumeration: D_n and G_n at ties and on exact (Fraction)
+input, `sup_deviation_2d` against its own definition, the decimal rendering of out-of-range vectors, and the JSON
+record pinned key by key."""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.theory import extremal_vectors as ev
+
+X4 = [[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]]
+Y4 = [1.3, 0.7, -0.9, -1.4]
+
+
+def exact(rows):
+    return [[Fraction(v) for v in row] for row in rows] if isinstance(rows[0], list) else [Fraction(v) for v in rows]
+
+
+def test_D_n_and_G_n_by_hand_with_a_tie():
+    w = [1.0, 0.0]  # ⟨w, x_k⟩ = ±1: rows 0 and 1 active
+    np.testing.assert_allclose(ev.D_n(X4, Y4, w), [(1.3 + 0.7) / 4, (1.3 - 0.7) / 4], rtol=1e-15)
+    assert ev.G_n(X4, Y4, w) == pytest.approx((1.3 + 0.7) / 4, rel=1e-15)
+    tie = [1.0, 1.0]  # ⟨w, x_1⟩ = ⟨w, x_2⟩ = 0: 1{· > 0} leaves them out
+    np.testing.assert_allclose(ev.D_n(X4, Y4, tie), [1.3 / 4, 1.3 / 4], rtol=1e-15)
+    assert ev.G_n(X4, Y4, tie) == pytest.approx(2 * 1.3 / 4, rel=1e-15)
+    # a batch of directions
+    W = np.array([w, tie, [-1.0, 0.0]])
+    np.testing.assert_allclose(ev.D_n(X4, Y4, W)[2], [(0.9 + 1.4) / 4, (-0.9 + 1.4) / 4], rtol=1e-15)
+    np.testing.assert_allclose(ev.G_n(X4, Y4, W), [0.5, 0.65, (-0.9 - 1.4) / 4], rtol=1e-14)
+
+
+@pytest.mark.parametrize("which", ["X", "y", "w"])
+def test_D_n_and_G_n_return_float64_for_exact_input(which):
+    X, y, w = X4, Y4, [0.6, -0.8]
+    args = {"X": (exact(X), y, w), "y": (X, exact(y), w), "w": (X, y, exact(w))}[which]
+    D, G = ev.D_n(*args), ev.G_n(*args)
+    assert D.dtype == np.float64 and np.asarray(G).dtype == np.float64
+    np.testing.assert_allclose(D, ev.D_n(X, y, w), rtol=1e-15)
+    assert G == pytest.approx(ev.G_n(X, y, w), rel=1e-15)
+
+
+def sup_by_definition(X, y, target):
+    """max over the arcs between consecutive boundary angles of ‖D_n(midpoint) − target‖."""
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    phi = np.arctan2(X[:, 1], X[:, 0])
+    cuts = np.sort(np.mod(np.concatenate([phi - np.pi / 2, phi + np.pi / 2]), 2 * np.pi))
+    mids = (cuts + np.roll(cuts, -1) + np.r_[np.zeros(len(cuts) - 1), 2 * np.pi]) / 2
+    W = np.stack([np.cos(mids), np.sin(mids)], 1)
+    return float(np.max(np.linalg.norm(ev.D_n(X, y, W) - np.asarray(target, float), axis=1)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sup_deviation_2d_against_the_arc_midpoints(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((9, 2))
+    y = rng.standard_normal(9)
+    target = rng.standard_normal(2)
+    assert ev.sup_deviation_2d(X, y, target) == pytest.approx(sup_by_definition(X, y, target), rel=1e-13)
+
+
+def test_sup_deviation_2d_exact_input_and_types():
+    X = [[1.0, 0.5], [-0.25, 1.0], [0.75, -1.5], [-2.0, -0.5], [0.5, 0.375]]  # no two inputs (anti)parallel
+    y = [1.5, -0.5, 0.25, 1.0, -2.0]
+    got = ev.sup_deviation_2d(exact(X), exact(y), exact([0.5, 0.0]))
+    assert isinstance(got, float)
+    assert got == pytest.approx(sup_by_definition(X, y, [0.5, 0.0]), rel=1e-14)
+    assert got == pytest.approx(ev.sup_deviation_2d(X, y, [0.5, 0.0]), rel=1e-15)
+
+
+@pytest.mark.parametrize("X", [np.ones((3, 3)), np.ones(3), np.ones((3, 1))])
+def test_sup_deviation_2d_needs_d_2(X):
+    with pytest.raises(RelucheckInputError) as info:
+        ev.sup_deviation_2d(X, np.ones(3), [0.0, 0.0])
+    assert str(info.value) == f"sup_deviation_2d needs d = 2 inputs, got shape {X.shape}"
+
+
+def test_decimal_rendering():
+    assert ev._decimal(Fraction(1, 3), 17) == "0.33333333333333333"
+    assert ev._decimal(Fraction(-2, 7) / 10**400, 17) == "-2.8571428571428571e-401"
+    assert ev._decimal(Fraction(10**400, 3), 5) == "3.3333e+399"
+    assert ev._decimal(Fraction(123456789, 10**5), 30) == "1234.56789"
+    # 40 correct digits of 1/7: the working precision follows the digits
+    assert ev._decimal(Fraction(1, 7), 40) == "0.1428571428571428571428571428571428571429"
+
+
+def test_out_of_range_vector_is_reported_in_decimal():
+    tiny = Fraction(1, 3) / 10**400
+    vec = ev.ExtremalVector(np.array([0.6, 0.8]), np.array([0.0, -2 / 7]), "min", "edge", (3, 1),
+                            (tiny, Fraction(-2, 7)))
+    assert not vec.in_float64_range
+    assert vec.decimal() == ["3.3333333333333333e-401", "-0.28571428571428571"]
+    assert vec.decimal(4) == ["3.333e-401", "-0.2857"]
+    out = vec.to_json()
+    assert out == {"direction": [0.6, 0.8], "vector": ["3.3333333333333333e-401", "-0.28571428571428571"],
+                   "type": "min", "face": "edge", "ties": [3, 1]}
+    assert list(out) == ["direction", "vector", "type", "face", "ties"]
+
+
+def test_in_range_vector_json():
+    vec = ev.ExtremalVector(np.array([1.0, 0.0]), np.array([0.25, 0.0]), "max", "vertex", (2,),
+                            (Fraction(1, 4), Fraction(0)))
+    assert vec.in_float64_range
+    out = vec.to_json()
+    assert out == {"direction": [1.0, 0.0], "vector": [0.25, 0.0], "type": "max", "face": "vertex", "ties": [2]}
+    assert all(type(v) is float for v in out["vector"] + out["direction"])
+    huge = ev.ExtremalVector(np.array([1.0, 0.0]), np.array([math.inf, 0.0]), "max", "cell", (),
+                             (Fraction(10**400), Fraction(0)))
+    assert not huge.in_float64_range and huge.to_json()["vector"] == ["1.0e+400", "0.0"]
+
+
+def test_extremal_vectors_json_of_the_spec_example():
+    found = ev.extremal_vectors(np.array(X4), np.array(Y4))
+    cells = [e.to_json() for e in found if e.face == "cell"]
+    assert len(cells) == 2
+    for rec in cells:
+        assert list(rec) == ["direction", "vector", "type", "face", "ties"] and rec["ties"] == [] and rec["face"] == "cell"
+        d = np.array(rec["vector"])
+        np.testing.assert_allclose(rec["direction"], (1 if rec["type"] == "max" else -1) * d / np.linalg.norm(d),
+                                   rtol=1e-15)
+
+
+def test_count_cells_input_checks_and_generic_counts():
+    for bad in (1.0, np.ones(3), np.ones((2, 4))):
+        with pytest.raises(RelucheckInputError):
+            ev.count_cells(bad)
+    rng = np.random.default_rng(1)
+    for n, d in ((5, 2), (6, 3)):
+        X = rng.standard_normal((n, d))
+        assert ev.count_cells(X) == ev.cover_count(n, d)
+        assert ev.count_cells(X.tolist()) == ev.cover_count(n, d)
+        assert ev.count_cells(exact(X.tolist())) == ev.cover_count(n, d)
+    assert ev.cover_count(5, 2) == 10 and ev.cover_count(6, 3) == 2 * (1 + 5 + 10)
