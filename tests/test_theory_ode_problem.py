@@ -1,0 +1,231 @@
+"""Direct, fast tests of `theory.ode_problem` (the input of `relucheck check-ode`): every size limit at and just
+past its boundary, every refusal with its exact message, and the parsed problem compared with SymPy objects
+built here."""
+import copy
+import math
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.theory import ode_problem as op
+
+x = sp.Symbol("x", real=True)
+NAMES = {"x": x}
+
+
+def message(call):
+    with pytest.raises(RelucheckInputError) as info:
+        call()
+    return str(info.value)
+
+
+# -- check_expression_size -------------------------------------------------------------------------------
+
+def test_size_limits_at_their_boundaries():
+    assert op.MAX_EXPRESSION_CHARS == 2000 and op.MAX_NODES == 500 and op.MAX_DEPTH == 40
+    assert op.MAX_INTEGER_DIGITS == 30 and op.MAX_CONSTANT_EXPONENT == 100 and op.MAX_POWER_DEGREE == 1000
+    op.check_expression_size("1" * 30 + " + x", "f")  # a 30-digit integer is fine (< 10^30)
+    assert message(lambda: op.check_expression_size("1" + "0" * 30, "f")) == \
+        "field 'f': integer literal with more than 30 digits"
+    assert message(lambda: op.check_expression_size("-" + "9" * 31, "g")) == \
+        "field 'g': integer literal with more than 30 digits"
+    long = "x" + "+x" * 1000  # 2001 characters
+    assert message(lambda: op.check_expression_size(long, "f")) == "field 'f': expression of 2001 characters; at most 2000"
+
+def balanced_sum(k):
+    """x + x + … (k terms) as a balanced tree: depth ~ log k, 4k − 2 AST nodes (Name, Load; BinOp, Add)."""
+    return "x" if k == 1 else f"({balanced_sum(k // 2)})+({balanced_sum(k - k // 2)})"
+
+
+def test_node_and_depth_limits():
+    import ast
+
+    assert sum(1 for _ in ast.walk(ast.parse(balanced_sum(125), mode="eval").body)) == 498
+    op.check_expression_size(balanced_sum(125), "f")
+    assert message(lambda: op.check_expression_size(balanced_sum(126), "f")) == "field 'f': expression has more than 500 nodes"
+    # "-…-x": the k-th UnaryOp sits at depth k − 1, x at depth k and its Load context at k + 1
+    op.check_expression_size("(" * 60 + "x" + ")" * 60, "f")  # parentheses add no depth
+    op.check_expression_size("-" * 39 + "x", "f")
+    assert message(lambda: op.check_expression_size("-" * 40 + "x", "f")) == "field 'f': expression nested deeper than 40 levels"
+
+
+def test_unparsable_and_overflowing_literals():
+    got = message(lambda: op.check_expression_size("x +* 2", "f"))
+    assert got.startswith("field 'f': cannot parse 'x +* 2' (SyntaxError: ")
+    assert message(lambda: op.check_expression_size("1e999 * x", "f")) == \
+        "field 'f': number literal overflows float64 ('1e999')"
+    op.check_expression_size("1e308 * x", "f")
+
+
+def test_constant_exponents():
+    op.check_expression_size("x**100", "f")
+    op.check_expression_size("x**-100", "f")
+    op.check_expression_size("x^(1/2)", "f")
+    op.check_expression_size("x**(200/2)", "f")
+    assert message(lambda: op.check_expression_size("x**101", "f")) == \
+        "field 'f': constant exponent 101; |exponent| must be ≤ 100"
+    assert message(lambda: op.check_expression_size("x**(-101)", "f")) == \
+        "field 'f': constant exponent -101; |exponent| must be ≤ 100"
+    assert message(lambda: op.check_expression_size("x^(50+51)", "f")) == \
+        "field 'f': constant exponent 101; |exponent| must be ≤ 100"
+    # nested powers multiply: (x**10)**100 has degree 1000 (allowed), ((x**10)**10)**11 has 1100
+    op.check_expression_size("(x**10)**100", "f")
+    assert message(lambda: op.check_expression_size("((x**10)**10)**11", "f")) == \
+        "field 'f': nested powers reach degree 1100; at most 1000"
+    assert message(lambda: op.check_expression_size("(x**(-20))**51", "f")) == \
+        "field 'f': nested powers reach degree 1020; at most 1000"
+    op.check_expression_size("(x**(1/2))**100", "f")  # |exponent| < 1 counts as 1
+    op.check_expression_size("exp(x)**100 * (x**10)**100", "f")  # separate branches do not multiply
+    # a symbolic exponent is left unevaluated and resets the degree in the exponent
+    op.check_expression_size("(x**100)**x", "f")
+    op.check_expression_size("x**(x**100)", "f")
+    assert message(lambda: op.check_expression_size("(x**10)**pi", "f")) == \
+        "field 'f': a constant exponent must be a rational number (literals with + - * /)"
+    assert message(lambda: op.check_expression_size("x**9**9", "f")) == \
+        "field 'f': a power inside a constant exponent (a power tower such as 9**9**9) is not allowed"
+    assert message(lambda: op.check_expression_size("x**(1/0)", "f")) == "field 'f': division by zero in an exponent"
+    assert message(lambda: op.check_expression_size("2**(3/(2-2))", "f")) == "field 'f': division by zero in an exponent"
+
+
+@pytest.mark.parametrize("text, value", [("2", 2), ("1.5", Fraction(3, 2)), ("-3", -3), ("+4", 4), ("2+3", 5),
+                                         ("7-10", -3), ("3*4", 12), ("3/4", Fraction(3, 4)), ("-(1/2)*6", -3),
+                                         ("1/3 - 1/3", 0)])
+def test_constant_exponent_values(text, value):
+    import ast
+
+    def fail(condition):
+        raise AssertionError(condition)
+
+    assert op._constant_exponent(ast.parse(text, mode="eval").body, fail) == value
+
+
+def test_constant_exponent_values_decide_the_limit():
+    op.check_expression_size("x**(25*4)", "f")
+    op.check_expression_size("x**(99+1)", "f")
+    op.check_expression_size("x**(101-1)", "f")
+    op.check_expression_size("x**(-(50+50))", "f")
+    assert message(lambda: op.check_expression_size("x**(25*5)", "f")) == \
+        "field 'f': constant exponent 125; |exponent| must be ≤ 100"
+    assert message(lambda: op.check_expression_size("x**(202/2)", "f")) == \
+        "field 'f': constant exponent 101; |exponent| must be ≤ 100"
+    assert message(lambda: op.check_expression_size("x**(+101)", "f")) == \
+        "field 'f': constant exponent 101; |exponent| must be ≤ 100"
+
+
+# -- safe_parse ---------------------------------------------------------------------------------------------
+
+def test_safe_parse_values():
+    assert op.safe_parse("x^2 + 1/2", "f", NAMES) == x**2 + sp.Rational(1, 2)
+    assert op.safe_parse("exp(x) + E + pi + abs(x) + Abs(x)", "f", NAMES) == sp.exp(x) + sp.E + sp.pi + 2 * sp.Abs(x)
+    assert op.safe_parse(2, "f", NAMES) == 2
+    assert op.safe_parse(0.5, "f", NAMES) == sp.Float(0.5)
+    assert op.safe_parse("x ", "f", NAMES) == x
+    assert isinstance(op.safe_parse("1", "f", NAMES), sp.Integer)
+    assert op.safe_parse("3/2", "f", NAMES) == sp.Rational(3, 2)
+
+
+@pytest.mark.parametrize("value, text", [(True, "True"), (None, "None"), ("", "''"), ("   ", "'   '"), (math.inf, "inf"),
+                                         (math.nan, "nan"), ([1], "[1]")])
+def test_safe_parse_refuses_non_expressions(value, text):
+    assert message(lambda: op.safe_parse(value, "solution.x", NAMES)) == \
+        f"field 'solution.x': expected an expression string, got {text}"
+
+
+def test_safe_parse_messages():
+    assert message(lambda: op.safe_parse("y + x", "f", NAMES)) == (
+        "field 'f': unknown name 'y' in 'y + x'; allowed are the declared time, states and parameters and "
+        f"{sorted(op.FUNCTIONS) + sorted(op.CONSTANTS)}")
+    assert message(lambda: op.safe_parse("2j*x", "f", NAMES)) == "field 'f': complex literal '2j' not allowed"
+    assert message(lambda: op.safe_parse("3J", "f", NAMES)) == "field 'f': complex literal '3J' not allowed"
+    assert message(lambda: op.safe_parse("x % 2", "f", NAMES)) == "field 'f': token '%' not allowed in 'x % 2'"
+    assert message(lambda: op.safe_parse("'x'", "f", NAMES)) == "field 'f': token \"'x'\" not allowed in \"'x'\""
+    assert message(lambda: op.safe_parse("x" * 2001, "f", NAMES)) == "field 'f': expression of 2001 characters; at most 2000"
+    assert message(lambda: op.safe_parse("(x", "f", NAMES)).startswith("field 'f': cannot tokenize '(x' (")
+    assert message(lambda: op.safe_parse("x, x", "f", NAMES)) == "field 'f': 'x, x' is not a single expression"
+    assert message(lambda: op.safe_parse("x ** 101", "f", NAMES)) == "field 'f': constant exponent 101; |exponent| must be ≤ 100"
+    got = message(lambda: op.safe_parse("x(2)", "f", NAMES))
+    assert got.startswith("field 'f': cannot parse 'x(2)' (TypeError: ")
+    # every operator of the list is accepted
+    assert op.safe_parse("((x + 1) - 2) * 3 / 4 ^ 1", "f", NAMES) == sp.Rational(3, 4) * (x - 1)
+    assert op.safe_parse("atan(x) + asinh(x) + acosh(x) + atanh(x) + asin(x) + acos(x)", "f", NAMES).has(sp.atanh)
+    assert op.safe_parse("x\n", "f", NAMES) == x
+
+
+# -- parse_problem --------------------------------------------------------------------------------------------
+
+BASE = {"time": "t", "state": ["x", "v"], "parameters": {"k": [0.5, 2.0], "c": [-1.0, 1.0], "x0": [0, 1]},
+        "equations": {"x": "v", "v": "-k*x + c"}, "initial": {"x": "x0", "v": 0},
+        "solution": {"x": "x0*cos(sqrt(k)*t)", "v": "-x0*sqrt(k)*sin(sqrt(k)*t)"}, "time_span": [0, 2.5]}
+
+
+def test_parse_problem_builds_the_symbols():
+    p = op.parse_problem(copy.deepcopy(BASE))
+    t = sp.Symbol("t", real=True, nonnegative=True)
+    X, V = sp.Symbol("x", real=True), sp.Symbol("v", real=True)
+    k, c, x0 = sp.Symbol("k", positive=True), sp.Symbol("c", real=True), sp.Symbol("x0", real=True)
+    assert p.time == t and p.state == (X, V)
+    assert p.parameters == {k: (0.5, 2.0), c: (-1.0, 1.0), x0: (0.0, 1.0)}
+    assert all(type(v) is float for lo_hi in p.parameters.values() for v in lo_hi)
+    assert p.equations == {X: V, V: -k * X + c}
+    assert p.initial == {X: x0, V: 0}
+    assert p.solution == {X: x0 * sp.cos(sp.sqrt(k) * t), V: -x0 * sp.sqrt(k) * sp.sin(sp.sqrt(k) * t)}
+    assert p.time_span == (0.0, 2.5)
+
+
+def test_parse_problem_defaults():
+    data = copy.deepcopy(BASE)
+    del data["time_span"]
+    data["parameters"] = {"k": [1, 1]}  # low = high is allowed
+    data["equations"] = {"x": "v", "v": "-k*x"}
+    data["initial"] = {"x": 1, "v": 0}
+    data["solution"] = {"x": "cos(t)", "v": "-sin(t)"}
+    p = op.parse_problem(data)
+    assert p.time_span == (0.0, 1.0) and p.parameters == {sp.Symbol("k", positive=True): (1.0, 1.0)}
+    del data["parameters"]
+    data["equations"] = {"x": "v", "v": "-x"}
+    assert op.parse_problem(data).parameters == {}
+    assert op.OdeProblem(p.time, p.state, {}, {}, {}, {}).time_span == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("change, text", [
+    (lambda d: d.update(time_span=[0, 0]), "field 'time_span': must be [0, T] with T > 0, got [0.0, 0.0]"),
+    (lambda d: d.update(time_span=[1, 2]), "field 'time_span': must be [0, T] with T > 0, got [1.0, 2.0]"),
+    (lambda d: d.update(time_span=[-1, 2]), "field 'time_span': must be [0, T] with T > 0, got [-1.0, 2.0]"),
+    (lambda d: d.update(time_span=[0, -2]), "field 'time_span': need low ≤ high, got [0.0, -2.0]"),
+    (lambda d: d["parameters"].update(k=[2, 1]), "field 'parameters.k': need low ≤ high, got [2.0, 1.0]"),
+    (lambda d: d.update(time="_t"), "field 'time': '_t' is not a valid name (an identifier not starting with '_')"),
+    (lambda d: d.update(time="lambda"), "field 'time': 'lambda' is not a valid name (an identifier not starting with '_')"),
+    (lambda d: d.update(time="2t"), "field 'time': '2t' is not a valid name (an identifier not starting with '_')"),
+    (lambda d: d.update(state=["x", "sin"]), "field 'state': the name 'sin' is reserved for a function or constant"),
+    (lambda d: d.update(state=["x", "Symbol"]), "field 'state': the name 'Symbol' is reserved for a function or constant"),
+    (lambda d: d.update(state=["x", "Rational"]), "field 'state': the name 'Rational' is reserved for a function or constant"),
+    (lambda d: d.update(time="pi"), "field 'time': the name 'pi' is reserved for a function or constant"),
+    (lambda d: d["parameters"].update(E=[0, 1]), "field 'parameters': the name 'E' is reserved for a function or constant"),
+    (lambda d: d.update(state=["x", "t"]),
+     "time, state and parameter names must be distinct, got ['t', 'x', 't', 'k', 'c', 'x0']"),
+    (lambda d: d["parameters"].update(v=[0, 1]),
+     "time, state and parameter names must be distinct, got ['t', 'x', 'v', 'k', 'c', 'x0', 'v']"),
+    (lambda d: d["equations"].pop("v"), "field 'equations': expected one entry per state ['x', 'v'], got ['x']"),
+    (lambda d: d["initial"].update(w="1"), "field 'initial': expected one entry per state ['x', 'v'], got ['v', 'w', 'x']"),
+    (lambda d: d["solution"].update(x="x*t"), "field 'solution.x': unknown name 'x' in 'x*t'; allowed are the declared time, "
+     f"states and parameters and {sorted(op.FUNCTIONS) + sorted(op.CONSTANTS)}"),
+    (lambda d: d["initial"].update(x="t"), "field 'initial.x': unknown name 't' in 't'; allowed are the declared time, "
+     f"states and parameters and {sorted(op.FUNCTIONS) + sorted(op.CONSTANTS)}"),
+    (lambda d: d["equations"].update(v="q"), "field 'equations.v': unknown name 'q' in 'q'; allowed are the declared time, "
+     f"states and parameters and {sorted(op.FUNCTIONS) + sorted(op.CONSTANTS)}"),
+])
+def test_parse_problem_refusals(change, text):
+    data = copy.deepcopy(BASE)
+    change(data)
+    assert message(lambda: op.parse_problem(data)) == "ODE file: " + text
+    assert message(lambda: op.parse_problem(data, "my.json")) == "my.json: " + text
+
+
+def test_parse_problem_equations_may_use_the_state_and_time():
+    data = copy.deepcopy(BASE)
+    data["equations"]["v"] = "-k*x + c*t*v"
+    p = op.parse_problem(data)
+    t, X, V = p.time, *p.state
+    assert p.equations[V] == -sp.Symbol("k", positive=True) * X + sp.Symbol("c", real=True) * t * V
