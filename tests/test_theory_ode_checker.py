@@ -1,0 +1,141 @@
+"""Fast direct tests of `theory.ode_checker`: the verdict rule at its thresholds, the residual at points against
+hand values, the integration record, and the whole JSON record of `check_ode` on problems SymPy settles at once."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from relucheck.theory import ode_checker as oc
+from relucheck.theory.ode_problem import parse_problem
+
+DECAY = {"time": "t", "state": ["y"], "parameters": {"k": [0.5, 1.5], "y0": [1, 2]},
+         "equations": {"y": "-k*y"}, "initial": {"y": "y0"}, "solution": {"y": "y0*exp(-k*t)"}, "time_span": [0, 2]}
+
+
+def decay(solution="y0*exp(-k*t)", **extra):
+    return parse_problem({**DECAY, "solution": {"y": solution}, **extra})
+
+
+def test_constants():
+    assert oc.DPS == 50 and oc.ZERO_RELATIVE == 1e-30 and oc.NONZERO_RELATIVE == 1e-8
+    assert (oc.POINTS, oc.RTOL, oc.INTEGRATION_DRAWS, oc.GRID) == (24, 1e-13, 3, 41)
+
+
+def test_verdict_rule_at_its_thresholds():
+    assert oc._verdict_of(True, None) == "verified" and oc._verdict_of(True, 1.0) == "verified"
+    assert oc._verdict_of(False, None) == "inconclusive"
+    assert oc._verdict_of(False, 1e-8) == "inconclusive"  # not above NONZERO_RELATIVE
+    assert oc._verdict_of(False, 1.0000001e-8) == "refuted"
+    assert oc._verdict_of(False, 1e-30) == "verified"  # at ZERO_RELATIVE
+    assert oc._verdict_of(False, 1.01e-30) == "inconclusive"
+    assert oc._verdict_of(False, 0.0) == "verified"
+
+
+def test_points_are_seeded_and_inside_the_ranges():
+    p = decay()
+    pts = oc._points(p, 50, 3)
+    assert len(pts) == 50 and pts == oc._points(p, 50, 3) and pts != oc._points(p, 50, 4)
+    k, y0 = list(p.parameters)
+    for pt in pts:
+        assert list(pt) == [p.time, k, y0] and all(isinstance(v, mpmath.mpf) for v in pt.values())
+        assert 0 <= pt[p.time] <= 2 and 0.5 <= pt[k] <= 1.5 and 1 <= pt[y0] <= 2
+    rng = np.random.default_rng([3, 5])
+    assert float(pts[0][p.time]) == rng.uniform(0, 2) and float(pts[0][k]) == rng.uniform(0.5, 1.5)
+
+
+def test_mp_value_and_residual_at_points():
+    t = sp.Symbol("t")
+    assert oc._mp_value(1 / t, {t: mpmath.mpf(0)}) is None  # division by zero
+    assert oc._mp_value(sp.sqrt(t), {t: mpmath.mpf(-1)}) is None  # complex
+    assert oc._mp_value(sp.log(t), {t: mpmath.mpf(0)}) is None  # −inf
+    with mpmath.workdps(30):
+        assert oc._mp_value(t**2, {t: mpmath.mpf(3)}) == 9
+    pts = [{t: mpmath.mpf(v)} for v in (1, 2, 0)]
+    worst, used = oc.residual_at_points(t + 1, t, pts)
+    assert used == 3 and worst == 1.0  # |1|/(|t + 1| + |t|): 1/3, 1/5 and, at t = 0, 1
+    worst, used = oc.residual_at_points(t + 1, t, pts[:2])
+    assert used == 2 and worst == pytest.approx(1 / 3, rel=1e-15)  # t = 1: 1/3, t = 2: 1/5
+    worst, used = oc.residual_at_points(1 / t, 1 / t, pts)
+    assert used == 2 and worst == 0.0
+    assert oc.residual_at_points(0 * t, 0 * t, pts) == (0.0, 3)
+    assert oc.residual_at_points(1 / t, t, [{t: mpmath.mpf(0)}]) == (None, 0)
+    worst, _ = oc.residual_at_points(sp.exp(t), sp.exp(t) * (1 + sp.Rational(1, 10**40)), pts[:1])
+    assert 1e-41 < worst < 1e-40  # resolved at DPS = 50 digits
+
+
+def test_simplify_to_zero():
+    t = sp.Symbol("t")
+    assert oc.simplify_to_zero(t - t) == (True, "0")
+    assert oc.simplify_to_zero(sp.tanh(t) - (sp.exp(2 * t) - 1) / (sp.exp(2 * t) + 1)) == (True, "0")
+    zero, text = oc.simplify_to_zero(t + 1)
+    assert zero is False and text == "t + 1"
+
+
+def test_integration_record_of_an_exact_solution():
+    out = oc.integration_discrepancy(decay(), 0)
+    assert list(out) == ["max_discrepancy", "tolerance", "draws", "skipped_draws", "method", "tolerance_reason"]
+    assert out["draws"] == 3 and out["skipped_draws"] == 0
+    assert out["max_discrepancy"] < 1e-12 and out["max_discrepancy"] <= out["tolerance"] < 1e-10
+    assert out["method"] == "scipy DOP853 rtol 1e-13, atol 1e-13, 41 grid points on [0, 2]"
+    assert out["tolerance_reason"] == ("global error ∝ requested tolerance: |y(rtol 1e-11) − y(rtol 1e-13)| (≈ 99× the "
+                                       "error at 1e-13) + 10·rtol·(1 + max|y|)")
+
+
+def test_integration_record_of_a_wrong_solution_and_of_skipped_draws():
+    wrong = oc.integration_discrepancy(decay("y0*exp(-k*t) + t/100"), 0)
+    assert wrong["draws"] == 3 and wrong["max_discrepancy"] == pytest.approx(0.02, rel=1e-6)
+    # the candidate is complex on the whole grid for every draw: all three draws are skipped
+    skipped = oc.integration_discrepancy(decay("sqrt(-y0 - t)"), 0)
+    assert skipped["draws"] == 0 and skipped["skipped_draws"] == 3
+    assert skipped["max_discrepancy"] is None and skipped["tolerance"] is None
+
+
+def test_check_ode_verified_record():
+    out = oc.check_ode(decay(), seed=2)
+    assert list(out) == ["status", "message", "initial", "residuals", "integration", "precision", "thresholds"]
+    assert out["status"] == "verified"
+    assert out["message"] == "initial condition and ODE residual vanish symbolically"
+    assert out["initial"] == {"y": {"symbolic": "0", "max_relative_at_points": 0.0, "points": 24, "verdict": "verified"}}
+    res = out["residuals"]["y"]
+    assert list(res) == ["symbolic", "max_relative_at_points", "points", "verdict"]
+    assert res["symbolic"] == "0" and res["points"] == 24 and res["verdict"] == "verified"
+    assert res["max_relative_at_points"] <= 1e-45
+    assert out["precision"] == "mpmath 50 digits at 24 seeded random points (seed 2)"
+    assert out["thresholds"] == {"zero_relative": 1e-30, "nonzero_relative": 1e-8}
+
+
+def test_check_ode_refuted_record():
+    out = oc.check_ode(decay("y0*exp(-k*t) + 1/10"), seed=0)
+    assert out["status"] == "refuted"
+    assert out["message"] == "the candidate does not solve the problem (initial y: refuted; residual y: refuted)"
+    assert out["initial"]["y"]["verdict"] == "refuted" and out["initial"]["y"]["symbolic"] == "1/10"
+    assert out["residuals"]["y"]["symbolic"] == "k/10"  # y' + k y = k/10
+    only_residual = oc.check_ode(decay("y0*exp(-k*t) + t/10"), seed=0)
+    assert only_residual["message"] == "the candidate does not solve the problem (residual y: refuted)"
+    assert only_residual["initial"]["y"]["verdict"] == "verified"
+    only_initial = oc.check_ode(decay("(y0 + 1)*exp(-k*t)"), seed=0)
+    assert only_initial["message"] == "the candidate does not solve the problem (initial y: refuted)"
+
+
+def test_check_ode_inconclusive_when_no_point_is_usable():
+    # sqrt(−y0 − t) is complex at every point: nothing decides, nothing is proved
+    out = oc.check_ode(decay("sqrt(-y0 - t)"), seed=0)
+    assert out["status"] == "inconclusive"
+    assert out["message"] == "residual neither provably zero nor clearly non-zero at the sample points"
+    assert out["residuals"]["y"]["points"] == 0 and out["residuals"]["y"]["max_relative_at_points"] is None
+
+
+def test_check_ode_within_budget_passes_through_and_reports_an_exceeded_budget():
+    ok = oc.check_ode_within_budget(decay(), 1, seconds=60.0, memory_bytes=None)
+    assert ok == oc.check_ode(decay(), 1)
+    out = oc.check_ode_within_budget(decay(), 7, seconds=1e-3, memory_bytes=None)
+    assert out["status"] == "inconclusive" and out["message"].startswith("budget exceeded: ")
+    assert out["initial"] == {} and out["residuals"] == {}
+    assert out["integration"] == {"max_discrepancy": None, "tolerance": None, "draws": 0, "skipped_draws": 0,
+                                  "method": "not run (budget exceeded)", "tolerance_reason": ""}
+    assert out["precision"] == "mpmath 50 digits (seed 7)"
+    assert out["budget"] == {"seconds": 1e-3, "memory_bytes": None, "exceeded": "time"}
+    assert out["thresholds"] == {"zero_relative": 1e-30, "nonzero_relative": 1e-8}
+    assert math.isfinite(out["thresholds"]["zero_relative"])
