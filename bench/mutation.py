@@ -1,4 +1,4 @@
-"""Mutation testing of the theory and the verdict code with mutmut: ``python -m bench.mutation [--workers N]``.
+"""Mutation testing of the theory and the verdict code with mutmut: ``python -m bench.mutation [--workers N] [--only GLOB]``.
 
 Optional (not part of the test suite or .ci/run); needs ``pip install 'relucheck[mutation]'`` (mutmut 3).
 docs/mutation.md records the scope, the score and the survivors.
@@ -36,7 +36,9 @@ TESTS = [
     "tests/test_paper_c_algorithm.py", "tests/test_paper_c_statements.py", "tests/test_paper_b_theory.py",
     "tests/test_paper_a_extremal.py", "tests/test_paper_a_training.py", "tests/test_ode_checker.py",
     "tests/test_high_precision.py", "tests/test_decision_boundaries.py", "tests/test_statements.py",
-    "tests/test_mutation_kills.py",
+    "tests/test_mutation_kills.py", "tests/test_theory_first_jump.py", "tests/test_theory_invariants.py",
+    "tests/test_theory_paper_a_limits.py", "tests/test_theory_paper_b.py", "tests/test_theory_limit_process.py",
+    "tests/test_theory_extremal_vectors.py", "tests/test_theory_ode_problem.py", "tests/test_theory_ode_checker.py",
 ]  # not tests/test_checks_framework.py: it runs the whole default suite (≈ 1 min) for every mutant it reaches
 SUBPACKAGES = {"theory": "theory", "numerics": "numerics", "proofs_checks": "proofs_checks"}
 
@@ -68,11 +70,14 @@ def stage() -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=1, help="mutmut's parallel children (default 1)")
+    parser.add_argument("--only", metavar="GLOB", action="append", default=[],
+                        help="test only the mutants whose names match (fnmatch, e.g. 'relucheck.theory.first_jump*');"
+                             " repeatable; the totals printed still count every mutant in scope")
     args = parser.parse_args(argv)
     stage()
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "MPLBACKEND": "Agg", "CI": "1"}
-    run = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers)], cwd=TREE,
-                         env=env)
+    run = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers), *args.only],
+                         cwd=TREE, env=env)
     if run.returncode != 0:
         print(f"mutmut run exited {run.returncode}", file=sys.stderr)
         return run.returncode
