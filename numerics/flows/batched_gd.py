@@ -16,11 +16,16 @@ a step costs one field evaluation. The paper A and B simulators and the engine "
   orthogonal inputs x_i = λ_i e_i (paper B's span coordinates): products by X become products by λ.
 
 Cost. The (N, m) work of an evaluation (pre-activations, pattern, effective residuals) is done in blocks of data
-rows of about ``BLOCK_BYTES``: the residual r_i depends on datum i only, and D_j = Σ_i V_ij x_i is
-accumulated over the blocks; members of the batch are grouped into one block when their rows fit. Temporaries then
-stay in cache and below glibc's mmap threshold (128 kB): a larger temporary is mapped and unmapped at every step,
-and the page faults made the same evaluation 2–3× slower (d = 10, m = 100, n = 512: 0.125 ms with 128 kB blocks,
-0.412 ms with 256 kB). A group of a stack is padded to its largest problem only: stack problems sorted by n.
+rows of about ``BLOCK_BYTES`` per (rows, m) array: the residual r_i depends on datum i only, and D_j = Σ_i V_ij x_i
+is accumulated over the blocks; members of the batch are grouped into one block when their rows fit, and a member
+too large for one is split into blocks of equal numbers of rows. Each block's arrays (Z, the pattern, r ⊙ X) are
+allocated once per state shape (`Workspace`) and written with ``out=`` at every evaluation, Z ⊙ pattern in place of
+Z: no (N, m) temporary is allocated per step (a temporary above glibc's mmap threshold, 128 kB, is mapped and
+unmapped at every step, and those page faults once made the same evaluation 2–3× slower), so the block size is set
+by the cache alone: Z and the pattern of a 320 kB block stay in a core's 1 MB L2. Measured (shared 2-core machine,
+best of 5; d = 10, m = 100, float32, 3 problems, CPU µs per step of the stack): n = 256, 122 with 120 kB blocks
+(3 blocks), 105 with 320 kB (one block of the 3 members); n = 1024, 413 (12 blocks), 355 (6 blocks), 403 with
+400 kB (3 blocks). A group of a stack is padded to its largest problem only: stack problems sorted by n.
 
 Precision. ``dtype`` is the arithmetic of the field: float64 by default, float32 halves the (N, m) work. The state
 (a, W) keeps the caller's dtype: with a float64 state and a float32 field, float32 rounding (≤ 6e-8 relative)
@@ -36,7 +41,7 @@ import numpy as np
 from ..errors import RelucheckInputError
 from ..network import PAPER_A, Convention, neuron_rates, pattern_residuals, preactivations
 
-BLOCK_BYTES = 120 << 10  # one (members × rows × neurons) block of the field's arithmetic (module docstring)
+BLOCK_BYTES = 320 << 10  # one (members × rows × neurons) block of the field's arithmetic (module docstring)
 DTYPES = (np.float64, np.float32)
 
 
@@ -74,7 +79,7 @@ class GDBatch:
         self.X, self.y, self.n = X, y, n
         self.convention, self.dtype, self.diagonal = convention, np.dtype(dtype), diagonal
         self.N = y.shape[-1]
-        self._plans: dict = {}  # blocks per state shape (`_plan`)
+        self._plans: dict = {}  # `Workspace` per state shape (`_workspace`)
 
     # construction ---------------------------------------------------------------------------------------
     @classmethod
@@ -127,78 +132,107 @@ class GDBatch:
         The residuals then use the network's output weight e^{2ρ_j} φ_a,j on ⟨φ_w,j, x_i⟩ (h is quadratic in θ_j),
         and the rates are those of φ_j, dφ_j/dt = M_j φ_j (linear in θ_j given r: `neuron_rates`), so that
         θ_j + η F_j(θ) = e^{ρ_j} (φ_j + η M_j φ_j) exactly, at any ρ_j (the engine "gd" at any λ)."""
-        a = np.asarray(a).astype(self.dtype, copy=False)
-        W = np.asarray(W).astype(self.dtype, copy=False)
-        out_a = a if output_scale is None else a * np.asarray(output_scale).astype(self.dtype, copy=False)
-        plan = self._plan(a.shape, keep)
-        if len(plan) == 1 and plan[0][0] is Ellipsis and plan[0][1] == slice(0, self.N):  # one block
-            Z = self._pre(W, self.X)
-            act = (Z > 0).astype(self.dtype)  # σ'(0) = 0, as numbers: D = actᵀ diag(r) X is one product
-            r = pattern_residuals(self.y, out_a, Z, act, self.convention)
-            D = self._combine(act, r, self.X)
-        else:
-            r = np.zeros(np.broadcast_shapes(a.shape[:-1] + (self.N,), self.y.shape), self.dtype)
-            D = np.zeros(W.shape, self.dtype)
-            for members, rows, X_k, y_k in plan:
-                lead = () if members is Ellipsis else (members,)
-                Z = self._pre(W[lead + (Ellipsis, rows)] if self.diagonal else W[lead], X_k)
-                act = (Z > 0).astype(self.dtype)
-                r_k = pattern_residuals(y_k, out_a[lead], Z, act, self.convention)
-                r[lead + (Ellipsis, rows)] = r_k
-                if self.diagonal:
-                    D[lead + (Ellipsis, rows)] = self._combine(act, r_k, X_k)
-                else:
-                    D[lead] += self._combine(act, r_k, X_k)
-        da, dW = neuron_rates(None, None, a, W, self.convention, D=D, n=self.n)
-        return Field(r, da, dW, self.n, Z if keep else None)
+        ws = self._workspace(np.shape(a), np.shape(W), keep)
+        np.copyto(ws.a, a)  # the state in the field's dtype (float64 → float32 rounds once per component)
+        np.copyto(ws.W, W)
+        if output_scale is not None:
+            np.multiply(ws.a, output_scale, out=ws.out_a)
+        for block in ws.blocks:
+            out_a = ws.a[block.lead] if output_scale is None else ws.out_a[block.lead]
+            if self.diagonal:
+                Z = self._diagonal_block(block, ws, out_a, keep)
+                continue
+            Z = preactivations(block.X, block.W, out=None if keep else block.Z)
+            act = np.greater(Z, 0, out=block.act)  # σ'(0) = 0, as numbers: D = actᵀ diag(r) X is one product
+            r_k = pattern_residuals(block.y, out_a, Z, act, self.convention, out=block.r, work=None if keep else Z)
+            if block.r_into is not None:  # the block's residuals are not a contiguous part of ws.r: copied there
+                block.r_into[...] = r_k
+            # D_j = Σ_i act_ij r_i x_i: a member's first block of rows writes it, the next ones add to it
+            np.matmul(act.swapaxes(-1, -2), np.multiply(r_k[..., None], block.X, out=block.rX), out=block.D)
+            if block.D_into is not None:
+                block.D_into += block.D
+        da, dW = neuron_rates(None, None, ws.a, ws.W, self.convention, D=ws.D, n=self.n)
+        return Field(ws.r.copy(), da, dW, self.n, Z if keep else None)
+
+    def _diagonal_block(self, block, ws, out_a, keep: bool):
+        """One block of inputs x_i = λ_i e_i: ⟨w_j, x_i⟩ = λ_i w_ji and D_j's coordinates act_ij r_i λ_i, (…, m, rows).
+        Returns the pre-activations (overwritten by the block's arithmetic unless ``keep``)."""
+        own_rows = block.lead + (Ellipsis, block.rows)
+        Z = np.multiply(ws.W[own_rows], block.X, out=None if keep else block.Z.swapaxes(-1, -2)).swapaxes(-1, -2)
+        act = np.greater(Z, 0, out=block.act)
+        ws.r[own_rows] = pattern_residuals(block.y, out_a, Z, act, self.convention, out=block.r,
+                                           work=None if keep else Z)
+        np.multiply(act.swapaxes(-1, -2), (block.r * block.X)[..., None, :], out=ws.D[own_rows])
+        return Z
+
+    def _workspace(self, a_shape: tuple, W_shape: tuple, whole: bool) -> "Workspace":
+        """The blocks and reused arrays of evaluations at states of these shapes (`_plan`; ``whole``: one block)."""
+        key = (a_shape, W_shape, whole)
+        if key not in self._plans:
+            self._plans[key] = Workspace(self, a_shape, W_shape, self._plan(a_shape, whole))
+        return self._plans[key]
 
     def _plan(self, shape: tuple, whole: bool) -> list:
-        """Blocks [(members, rows, X_k, y_k)] for states of ``shape`` (…, m): about BLOCK_BYTES of (member, row,
-        neuron) entries each. Members are grouped along the batch axis when each one's rows fit in a block (for a
-        stack, the rows of the group's largest problem: sorted stacks pad little); a member too large for a block
-        is split into blocks of rows, whose D_j add up. ``whole``: one block of every member and row."""
-        key = (shape, whole)
-        if key in self._plans:
-            return self._plans[key]
+        """Blocks [(members, rows)] for states of ``shape`` (…, m): about BLOCK_BYTES of (member, row, neuron)
+        entries each. Members are grouped along the batch axis when each one's rows fit in a block (for a stack, the
+        rows of the group's largest problem: sorted stacks pad little); a member too large for a block is split into
+        blocks of equal numbers of rows, whose D_j add up. ``whole``: one block of every member and row."""
         per_row = max(1, BLOCK_BYTES // (self.dtype.itemsize * shape[-1]))  # (member, row) pairs per block
-        stacked, plan = self.X.ndim == 3, []
+        plan = []
 
-        def data(members, rows):
-            return (self.X[members, rows], self.y[members, rows]) if stacked else (self.X[rows], self.y[rows])
+        def blocks(members, size, most):  # rows [0, size) of ``members`` in blocks of at most ``most`` rows
+            count = -(-size // max(8, most))
+            step = -(-size // count)
+            plan.extend((members, slice(start, min(size, start + step))) for start in range(0, size, step))
 
         if whole or len(shape) != 2 or per_row // shape[0] >= self.N:  # one block, or row blocks over every member
-            step = self.N if whole else max(8, per_row // max(1, math.prod(shape[:-1])))
-            for start in range(0, self.N, step):
-                rows = slice(start, min(self.N, start + step))
-                plan.append((Ellipsis, rows, *data(slice(None), rows)))
+            blocks(Ellipsis, self.N, self.N if whole else per_row // max(1, math.prod(shape[:-1])))
         else:
-            sizes = self.n if stacked else np.full(shape[0], self.N)
+            sizes = self.n if self.X.ndim == 3 else np.full(shape[0], self.N)
             b = 0
             while b < shape[0]:
                 g = 1  # the group [b, b + g): as many members as fit with the rows of the largest of them
                 while b + g < shape[0] and (g + 1) * max(sizes[b:b + g + 1]) <= per_row:
                     g += 1
-                size, members = int(max(sizes[b:b + g])), slice(b, b + g)
-                step = max(8, per_row // g)
-                for start in range(0, size, step):
-                    rows = slice(start, min(size, start + step))
-                    plan.append((members, rows, *data(members, rows)))
+                blocks(slice(b, b + g), int(max(sizes[b:b + g])), per_row // g)
                 b += g
-        self._plans[key] = plan
         return plan
 
-    def _pre(self, W, X):
-        """⟨w_j, x_i⟩ as (…, rows, m) for the rows of X (diagonal: W holds the rows' coordinates)."""
-        if self.diagonal:  # x_i = λ_i e_i: ⟨w_j, x_i⟩ = λ_i w_ji
-            return (W * X).swapaxes(-1, -2)
-        return preactivations(X, W)
 
-    def _combine(self, act, r, X):
-        """Σ_i V_ij x_i over the rows of X with V_ij = act_ij r_i, as (…, m, d) = actᵀ diag(r) X (diagonal: the rows'
-        coordinates act_ij r_i λ_i, (…, m, rows))."""
-        if self.diagonal:
-            return act.swapaxes(-1, -2) * (r * X)[..., None, :]
-        return act.swapaxes(-1, -2) @ (r[..., None] * X)
+class Workspace:
+    """The arrays an evaluation of a `GDBatch` reuses at every step (module docstring, Cost): the state in the
+    field's dtype, D and r over the whole batch, and per block its data, (…, rows, m) arrays and views. One
+    evaluation at a time per batch (results are copied out)."""
+
+    def __init__(self, batch: GDBatch, a_shape: tuple, W_shape: tuple, plan: list):
+        dtype = batch.dtype
+        self.a, self.out_a, self.W = np.empty(a_shape, dtype), np.empty(a_shape, dtype), np.empty(W_shape, dtype)
+        self.D = np.empty(W_shape, dtype)
+        self.r = np.zeros(np.broadcast_shapes(a_shape[:-1] + (batch.N,), batch.y.shape), dtype)  # rows of no block: 0
+        self.blocks = [Block(batch, self, a_shape, members, rows) for members, rows in plan]
+
+
+class Block:
+    """One block of rows of some members (a slice of the batch axis, or every member): its data, the arrays its
+    arithmetic writes, and the views of the workspace it reads and writes."""
+
+    def __init__(self, batch: GDBatch, ws: Workspace, a_shape: tuple, members, rows: slice):
+        self.lead, self.rows = () if members is Ellipsis else (members,), rows
+        stacked, dtype, m = batch.X.ndim == 3, batch.dtype, a_shape[-1]
+        data = (slice(None) if members is Ellipsis else members, rows) if stacked else (rows,)
+        self.X, self.y = batch.X[data], batch.y[data]
+        count = rows.stop - rows.start
+        lead = a_shape[:-1] if members is Ellipsis else (members.stop - members.start,)
+        lead = lead if batch.diagonal else np.broadcast_shapes(lead, self.X.shape[:-2])
+        self.Z, self.act = np.empty(lead + (count, m), dtype), np.empty(lead + (count, m), dtype)
+        own_r = ws.r[self.lead + (Ellipsis, rows)]
+        self.r, self.r_into = (own_r, None) if own_r.flags.c_contiguous else (np.empty(own_r.shape, dtype), own_r)
+        if batch.diagonal:
+            return
+        self.W = ws.W[self.lead]
+        self.rX = np.empty(lead + (count, self.X.shape[-1]), dtype)
+        own_D = ws.D[self.lead]
+        self.D, self.D_into = (own_D, None) if rows.start == 0 else (np.empty(own_D.shape, dtype), own_D)
 
 
 def _check_dtype(dtype) -> None:
