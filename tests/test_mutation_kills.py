@@ -128,3 +128,56 @@ def test_versions_name_every_library_and_the_code_hash():
     assert {"python", "platform", "relucheck_code_sha256", "relucheck", "numpy", "scipy", "sympy", "mpmath",
             "python-flint", "matplotlib", "hypothesis"} <= set(v)
     assert len(v["relucheck_code_sha256"]) == 64 and v["numpy"] == np.__version__
+
+
+# -- survivors of the 2026-11-24 run -----------------------------------------------------------------------------
+
+def test_agree_shape_mismatch_keeps_the_compared_values():
+    out = agree([1.0, 2.0], [1.0], 0.5, "why")
+    assert (out.prediction, out.measurement, out.tolerance, out.tolerance_reason) == ([1.0, 2.0], [1.0], 0.5, "why")
+    assert out.message == "shape mismatch: prediction (2,) vs measurement (1,)."
+
+
+def test_agree_and_within_bound_on_integers_beyond_int64_differences():
+    # as floats the difference of ±(2^63 − 1) is 2^64; in int64 arithmetic it would wrap around to −2
+    big = 2**63 - 1
+    out = agree([big], [-big], 1.0, "r")
+    assert out.status is Status.REFUTED and out.details["max_abs_error"] == 2.0**64
+    assert agree([big], [big], 0.0, "r").status is Status.VERIFIED
+    rel = agree([big, 1], [big, 1], 1e-3, "r", relative=True)
+    assert rel.status is Status.VERIFIED and rel.message == "max relative error 0 vs tolerance 0.001."
+    wb = within_bound([-big], [big], "r")
+    assert wb.status is Status.VERIFIED and wb.details["margin"] == 2.0**64
+    ge = within_bound([-big], [big], "r", side=">=")
+    assert ge.status is Status.REFUTED and ge.details["margin"] == -(2.0**64)
+
+
+def test_within_bound_nan_bound_and_tightest_of_a_matrix():
+    nan = within_bound([0.1, 0.2], [0.5, float("nan")], "r")
+    assert nan.status is Status.INCONCLUSIVE and nan.message == "measured 0.2 vs bound nan: not comparable (NaN)."
+    assert nan.prediction[0] == 0.5 and math.isnan(nan.prediction[1])
+    assert (nan.measurement, nan.tolerance, nan.tolerance_reason) == ([0.1, 0.2], 0.0, "r")
+    grid = within_bound([[1.0, 2.0], [3.0, 4.0]], [[2.0, 2.5], [3.25, 9.0]], "r", slack=0.5, side="<=")
+    assert grid.status is Status.VERIFIED and grid.details == {"margin": 0.75}
+    assert grid.message == "tightest of 4: measured 3 ≤ bound 3.25 + slack 0.5 (margin 0.75)."
+    ge = within_bound([3.0, 1.0, 2.0], 0.5, "r", side=">=", slack=0.25)
+    assert ge.message == "tightest of 3: measured 1 ≥ bound 0.5 − slack 0.25 (margin 0.75)."
+    empty = within_bound([], [], "r")
+    assert (empty.prediction, empty.measurement, empty.tolerance) == ([], [], 0.0)
+
+
+def test_versions_report_missing_libraries(monkeypatch):
+    from importlib import metadata
+
+    real = metadata.version
+
+    def version(dist):
+        if dist == "python-flint":
+            raise metadata.PackageNotFoundError(dist)
+        return real(dist)
+
+    monkeypatch.setattr(metadata, "version", version)
+    v = versions()
+    assert v["python-flint"] == "not installed" and v["sympy"] == real("sympy")
+    assert list(v)[:3] == ["python", "platform", "relucheck_code_sha256"]
+    assert list(v)[3:] == ["relucheck", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib", "hypothesis"]
