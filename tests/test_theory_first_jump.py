@@ -252,3 +252,34 @@ def test_the_symbolic_proofs_vanish():
     assert fj.logistic_fit_phase_proof() == 0
     assert fj.growth_phase_proof() == 0
     assert fj.half_fit_time_proof() == 0
+
+
+# -- the same constant at any precision (theory.high_precision_closed_forms) ------------------------------------------
+
+def test_first_jump_constant_at_high_precision_matches_float64_and_the_hand_value():
+    import mpmath
+
+    from relucheck.numerics.errors import HypothesisViolation
+    from relucheck.theory.high_precision_closed_forms import first_jump_constant
+
+    inst = golden()
+    g = inst.inputs @ inst.directions[0]
+    with mpmath.workdps(40):
+        c1 = first_jump_constant(list(g), list(inst.labels), [0, 1], 1.0)
+        exact = mpmath.log(mpmath.sqrt(5) / mpmath.mpf("0.85")) / mpmath.mpf("1.25")
+        assert abs(c1 - exact) < mpmath.mpf(10) ** -35
+    assert float(c1) == pytest.approx(fj.first_jump(inst).constant, rel=1e-14)
+    # s = −1 on negative labels: the same constant
+    with mpmath.workdps(40):
+        assert abs(first_jump_constant(list(g), list(-inst.labels), [0, 1], -1.0) - c1) < mpmath.mpf(10) ** -35
+    # n enters through γ = ‖y_S‖/n: four more inactive data double n and the constant
+    with mpmath.workdps(40):
+        wider = first_jump_constant(list(g) + [0.0] * 4, list(inst.labels) + [1.0] * 4, [0, 1], 1.0)
+        assert abs(wider - 2 * c1) < mpmath.mpf(10) ** -35
+    with pytest.raises(HypothesisViolation) as info:
+        first_jump_constant([0.6, 0.64, 0.48, 0.0], [2.0, -1.0, 1.0, -3.0], [0, 2], 1.0)
+    assert info.value.hypothesis == "closed-form κ (no wrong-sign active component of j_1, spec C §2.6)"
+    assert info.value.detail == "data [1] are active with the wrong sign"
+    with pytest.raises(HypothesisViolation) as info:
+        first_jump_constant([0.6, 0.64, 0.48, 0.1], [2.0, -1.0, 1.0, -3.0], [0, 2], 1.0)
+    assert info.value.detail == "data [1, 3] are active with the wrong sign"

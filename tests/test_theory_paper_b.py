@@ -332,3 +332,37 @@ def test_proof_step_violations():
         assert rhs == pytest.approx((1 - 4 * eps / n) ** n, rel=1e-12)
         assert lhs > rhs
     assert pb.proof_step_violations([2], [1.0]) == []  # 4ε/n = 2
+
+
+# -- the same closed forms at any precision (theory.high_precision_closed_forms) ----------------------------------
+
+@pytest.mark.parametrize("t_, N0_, rho0_, Y, n, p", [("0.7", "0.3", "0.25", "2", 5, 1), ("3.5", "0.01", "0.9", "1.5", 4, 7),
+                                                   ("0", "0.2", "0.5", "3", 6, 2)])
+def test_group_solution_is_the_exact_solution_at_high_precision(t_, N0_, rho0_, Y, n, p):
+    from relucheck.theory.high_precision_closed_forms import group_solution, group_solution_as_published
+
+    with mpmath.workdps(60):
+        t, N0, rho0, Yn = (mpmath.mpf(v) for v in (t_, N0_, rho0_, Y))
+        c, P = 2 * Yn / n, p * Yn
+        rho, N = group_solution(t, N0, rho0, Yn, n, p)
+        r_ref, n_ref = cf.true_state(c, P, rho0, N0, t)
+        assert abs(rho - r_ref) < mpmath.mpf(10) ** -55 and abs(N / n_ref - 1) < mpmath.mpf(10) ** -55
+        pr, pn = group_solution_as_published(t, N0, rho0, Yn, n, p)
+        r_pap, n_pap = cf.paper_state(c, P, rho0, N0, t)
+        assert abs(pr - r_pap) < mpmath.mpf(10) ** -55 and abs(pn / n_pap - 1) < mpmath.mpf(10) ** -55
+
+
+def test_group_solution_aligned_start_is_the_logistic_law():
+    from relucheck.theory.high_precision_closed_forms import group_solution, group_solution_as_published
+
+    with mpmath.workdps(50):
+        t, N0, Y, n, p = mpmath.mpf("1.3"), mpmath.mpf("0.05"), mpmath.mpf(2), 4, 3
+        rho, N = group_solution(t, N0, mpmath.mpf(1), Y, n, p)
+        assert rho == 1
+        # ρ ≡ 1: N' = cN(1 − N/P), c = 2‖Y‖/n, P = p‖Y‖, a logistic curve
+        c, P = 2 * Y / n, p * Y
+        logistic = P * N0 * mpmath.exp(c * t) / (P + N0 * (mpmath.exp(c * t) - 1))
+        assert abs(N / logistic - 1) < mpmath.mpf(10) ** -45
+        pr, pn = group_solution_as_published(t, N0, mpmath.mpf(1), Y, n, p)
+        assert abs(pr - 1) < mpmath.mpf(10) ** -45 and abs(pn / logistic - 1) < mpmath.mpf(10) ** -45
+        assert group_solution(t, N0, mpmath.mpf(1), Y, n) == group_solution(t, N0, mpmath.mpf(1), Y, n, 1)
