@@ -69,6 +69,9 @@ def paper_b(p: int) -> Convention:
     return Convention(int(p), int(p), f"B: output/{p}, time×{p}")
 
 
+_HAS_VECDOT = hasattr(np, "vecdot")  # numpy ≥ 2.0
+
+
 def preactivations(X, W, out=None):
     """⟨w_j, x_i⟩ as an (n, m) array (leading batch axes allowed: X (..., n, d), W (..., m, d)); ``out``: an
     optional array of the result's shape to write it into (the batched GD core's reused blocks)."""
@@ -116,7 +119,8 @@ def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None, n=None):
         coef = np.asarray(coef, dtype=D.dtype)
         coef = coef[..., None] if coef.ndim else coef
     # ⟨w_j, D_j⟩ as one contraction: (W * D).sum(-1) makes a temporary and reduces along its short last axis, 3× slower
-    return np.einsum("...k,...k->...", W, D) * coef, (coef * a)[..., None] * D
+    dot = np.vecdot(W, D) if _HAS_VECDOT else np.einsum("...k,...k->...", W, D)  # numpy ≥ 2: the same sum, 1 µs less
+    return dot * coef, (coef * a)[..., None] * D
 
 
 def forward(X, a, W, convention: Convention = PAPER_A):

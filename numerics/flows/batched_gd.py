@@ -79,6 +79,10 @@ class GDBatch:
         self.X, self.y, self.n = X, y, n
         self.convention, self.dtype, self.diagonal = convention, np.dtype(dtype), diagonal
         self.N = y.shape[-1]
+        # n as `neuron_rates` takes it: one int when every problem has the same n (the sweep's stacks of seeds), which
+        # spares the per-step array arithmetic of an n per problem (the same coefficient, rounded once to the dtype)
+        same = isinstance(n, np.ndarray) and n.size > 0 and bool(np.all(n == n.flat[0]))
+        self._n_rates = int(n.flat[0]) if same else n
         self._plans: dict = {}  # `Workspace` per state shape (`_workspace`)
 
     # construction ---------------------------------------------------------------------------------------
@@ -138,20 +142,27 @@ class GDBatch:
         if output_scale is not None:
             np.multiply(ws.a, output_scale, out=ws.out_a)
         for block in ws.blocks:
-            out_a = ws.a[block.lead] if output_scale is None else ws.out_a[block.lead]
+            out_a = block.a if output_scale is None else block.out_a
             if self.diagonal:
                 Z = self._diagonal_block(block, ws, out_a, keep)
                 continue
             Z = preactivations(block.X, block.W, out=None if keep else block.Z)
-            act = np.greater(Z, 0, out=block.act)  # σ'(0) = 0, as numbers: D = actᵀ diag(r) X is one product
+            # σ'(0) = 0, as numbers (D = actᵀ diag(r) X is one product): the comparison into booleans, then copied
+            # to floats, costs 0.85 of the comparison written to floats directly (a cast per element)
+            act = block.act
+            np.copyto(act, np.greater(Z, 0, out=block.on))
             r_k = pattern_residuals(block.y, out_a, Z, act, self.convention, out=block.r, work=None if keep else Z)
             if block.r_into is not None:  # the block's residuals are not a contiguous part of ws.r: copied there
                 block.r_into[...] = r_k
-            # D_j = Σ_i act_ij r_i x_i: a member's first block of rows writes it, the next ones add to it
-            np.matmul(act.swapaxes(-1, -2), np.multiply(r_k[..., None], block.X, out=block.rX), out=block.D)
-            if block.D_into is not None:
-                block.D_into += block.D
-        da, dW = neuron_rates(None, None, ws.a, ws.W, self.convention, D=ws.D, n=self.n)
+            # D_jᵀ = Σ_i r_i x_iᵀ act_ij ((r ⊙ X)ᵀ act: 10–15 % faster than actᵀ (r ⊙ X)); a member's first block of
+            # rows writes it, the next ones add to it
+            np.multiply(block.r_col, block.X, out=block.rX)  # r_k is block.r: block.r_col is its (…, rows, 1) view
+            np.matmul(block.rXT, act, out=block.DT)
+            if block.DT_into is not None:
+                block.DT_into += block.DT
+        if not self.diagonal:
+            ws.D[...] = ws.DT.swapaxes(-1, -2)
+        da, dW = neuron_rates(None, None, ws.a, ws.W, self.convention, D=ws.D, n=self._n_rates)
         return Field(ws.r.copy(), da, dW, self.n, Z if keep else None)
 
     def _diagonal_block(self, block, ws, out_a, keep: bool):
@@ -208,6 +219,7 @@ class Workspace:
         dtype = batch.dtype
         self.a, self.out_a, self.W = np.empty(a_shape, dtype), np.empty(a_shape, dtype), np.empty(W_shape, dtype)
         self.D = np.empty(W_shape, dtype)
+        self.DT = np.empty(W_shape[:-2] + W_shape[:-3:-1], dtype)  # D with its last two axes swapped
         self.r = np.zeros(np.broadcast_shapes(a_shape[:-1] + (batch.N,), batch.y.shape), dtype)  # rows of no block: 0
         self.blocks = [Block(batch, self, a_shape, members, rows) for members, rows in plan]
 
@@ -218,6 +230,7 @@ class Block:
 
     def __init__(self, batch: GDBatch, ws: Workspace, a_shape: tuple, members, rows: slice):
         self.lead, self.rows = () if members is Ellipsis else (members,), rows
+        self.a, self.out_a = ws.a[self.lead], ws.out_a[self.lead]
         stacked, dtype, m = batch.X.ndim == 3, batch.dtype, a_shape[-1]
         data = (slice(None) if members is Ellipsis else members, rows) if stacked else (rows,)
         self.X, self.y = batch.X[data], batch.y[data]
@@ -225,14 +238,16 @@ class Block:
         lead = a_shape[:-1] if members is Ellipsis else (members.stop - members.start,)
         lead = lead if batch.diagonal else np.broadcast_shapes(lead, self.X.shape[:-2])
         self.Z, self.act = np.empty(lead + (count, m), dtype), np.empty(lead + (count, m), dtype)
+        self.on = np.empty(lead + (count, m), bool)
         own_r = ws.r[self.lead + (Ellipsis, rows)]
         self.r, self.r_into = (own_r, None) if own_r.flags.c_contiguous else (np.empty(own_r.shape, dtype), own_r)
         if batch.diagonal:
             return
         self.W = ws.W[self.lead]
         self.rX = np.empty(lead + (count, self.X.shape[-1]), dtype)
-        own_D = ws.D[self.lead]
-        self.D, self.D_into = (own_D, None) if rows.start == 0 else (np.empty(own_D.shape, dtype), own_D)
+        self.rXT, self.r_col = self.rX.swapaxes(-1, -2), self.r[..., None]
+        own_DT = ws.DT[self.lead]
+        self.DT, self.DT_into = (own_DT, None) if rows.start == 0 else (np.empty(own_DT.shape, dtype), own_DT)
 
 
 def _check_dtype(dtype) -> None:
