@@ -154,14 +154,11 @@ class GDBatch:
             r_k = pattern_residuals(block.y, out_a, Z, act, self.convention, out=block.r, work=None if keep else Z)
             if block.r_into is not None:  # the block's residuals are not a contiguous part of ws.r: copied there
                 block.r_into[...] = r_k
-            # D_jᵀ = Σ_i r_i x_iᵀ act_ij ((r ⊙ X)ᵀ act: 10–15 % faster than actᵀ (r ⊙ X)); a member's first block of
-            # rows writes it, the next ones add to it
+            # D_j = Σ_i act_ij r_i x_i: a member's first block of rows writes it, the next ones add to it
             np.multiply(block.r_col, block.X, out=block.rX)  # r_k is block.r: block.r_col is its (…, rows, 1) view
-            np.matmul(block.rXT, act, out=block.DT)
-            if block.DT_into is not None:
-                block.DT_into += block.DT
-        if not self.diagonal:
-            ws.D[...] = ws.DT.swapaxes(-1, -2)
+            np.matmul(act.swapaxes(-1, -2), block.rX, out=block.D)
+            if block.D_into is not None:
+                block.D_into += block.D
         da, dW = neuron_rates(None, None, ws.a, ws.W, self.convention, D=ws.D, n=self._n_rates)
         return Field(ws.r.copy(), da, dW, self.n, Z if keep else None)
 
@@ -219,7 +216,6 @@ class Workspace:
         dtype = batch.dtype
         self.a, self.out_a, self.W = np.empty(a_shape, dtype), np.empty(a_shape, dtype), np.empty(W_shape, dtype)
         self.D = np.empty(W_shape, dtype)
-        self.DT = np.empty(W_shape[:-2] + W_shape[:-3:-1], dtype)  # D with its last two axes swapped
         self.r = np.zeros(np.broadcast_shapes(a_shape[:-1] + (batch.N,), batch.y.shape), dtype)  # rows of no block: 0
         self.blocks = [Block(batch, self, a_shape, members, rows) for members, rows in plan]
 
@@ -237,17 +233,19 @@ class Block:
         count = rows.stop - rows.start
         lead = a_shape[:-1] if members is Ellipsis else (members.stop - members.start,)
         lead = lead if batch.diagonal else np.broadcast_shapes(lead, self.X.shape[:-2])
-        self.Z, self.act = np.empty(lead + (count, m), dtype), np.empty(lead + (count, m), dtype)
-        self.on = np.empty(lead + (count, m), bool)
+        # (…, rows, m) arrays as views of (…, m, rows) ones, and X (…, rows, d) as the view of a copy (…, d, rows):
+        # Z = (W Xᵀ)ᵀ and D = actᵀ (r ⊙ X) are then BLAS products on contiguous (…, m, rows) and (…, d, rows)
+        # operands, 10–15 % faster per block than in the (rows, m) layout (d = 10, m = 100, float32)
+        self.Z, self.act, self.on = (np.empty(lead + (m, count), t).swapaxes(-1, -2) for t in (dtype, dtype, bool))
         own_r = ws.r[self.lead + (Ellipsis, rows)]
         self.r, self.r_into = (own_r, None) if own_r.flags.c_contiguous else (np.empty(own_r.shape, dtype), own_r)
         if batch.diagonal:
             return
-        self.W = ws.W[self.lead]
-        self.rX = np.empty(lead + (count, self.X.shape[-1]), dtype)
-        self.rXT, self.r_col = self.rX.swapaxes(-1, -2), self.r[..., None]
-        own_DT = ws.DT[self.lead]
-        self.DT, self.DT_into = (own_DT, None) if rows.start == 0 else (np.empty(own_DT.shape, dtype), own_DT)
+        self.W, self.r_col = ws.W[self.lead], self.r[..., None]
+        self.X = np.ascontiguousarray(self.X.swapaxes(-1, -2)).swapaxes(-1, -2)
+        self.rX = np.empty(lead + (self.X.shape[-1], count), dtype).swapaxes(-1, -2)
+        own_D = ws.D[self.lead]
+        self.D, self.D_into = (own_D, None) if rows.start == 0 else (np.empty(own_D.shape, dtype), own_D)
 
 
 def _check_dtype(dtype) -> None:
