@@ -177,8 +177,28 @@ def test_a_component_at_zero_is_inactive():
 @pytest.mark.parametrize("g, y, s", [([-0.6, 0.0], [1.0, 2.0], 1.0),  # nothing active
                                      ([0.6, 0.8], [-1.0, -2.0], 1.0)])  # only wrong-sign components: they die
 def test_no_growing_component_is_an_error(g, y, s):
-    with pytest.raises(ValueError, match="no active component: the neuron does not grow"):
+    with pytest.raises(ValueError) as info:
         fj.linear_phase(g, y, s)
+    assert str(info.value) == "no active component: the neuron does not grow"
+
+
+def test_linear_phase_state_is_float_for_integer_input_and_a_zero_label_is_inert():
+    phase = fj.linear_phase([1, 0], [2, 1], 1)
+    assert phase.z.dtype == np.float64 and phase.kappa == pytest.approx(1.0, rel=1e-15)
+    # y_1 = 0: b_1 = 0, so x_1 neither grows nor is a wrong-sign component
+    inert = fj.linear_phase(np.array([0.6, 0.8]), np.array([1.0, 0.0]), 1.0)
+    assert inert.events == [] and inert.kappa == pytest.approx((1 + 0.6) / 2, rel=1e-15)
+    later = fj.linear_phase(np.array([0.6, 0.8]), np.array([1.0, 0.0]), 1.0, 2.0)
+    assert later.z[1] == 0.8 and later.events == []
+
+
+def test_an_event_exactly_at_the_horizon_is_not_reported():
+    g, y = np.array([0.6, 0.8]), np.array([1.0, -1.0])
+    t1 = fj.linear_phase(g, y, 1.0).events[0]
+    at = fj.linear_phase(g, y, 1.0, t1)
+    assert at.events == [] and abs(at.z[1]) < 1e-14
+    past = fj.linear_phase(g, y, 1.0, np.nextafter(t1, np.inf))
+    assert past.events == [t1] and past.z[1] == 0.0
 
 
 def test_linear_phase_does_not_modify_its_input():
@@ -242,8 +262,32 @@ def test_first_jump_uses_the_first_jumping_neuron_and_its_sign():
 
 def test_first_jump_without_a_jump_is_an_error():
     inst = Instance(np.eye(2), np.array([1.0, 2.0]), np.array([[-0.6, -0.8]]), np.ones(1))
-    with pytest.raises(ValueError, match="Algorithm 1 makes no jump on this instance: there is no first-jump constant"):
+    with pytest.raises(ValueError) as info:
         fj.first_jump(inst)
+    assert str(info.value) == "Algorithm 1 makes no jump on this instance: there is no first-jump constant"
+
+
+def test_first_jump_uses_the_limit_process_it_is_given():
+    from relucheck.theory.limit_process import limit_process
+
+    inst = golden()
+    # a process of the same labels in which neuron 1 (S = {1, 2}) jumps first instead of neuron 0
+    act = inst.activation().copy()
+    act[:, 0] = False
+    other = limit_process(inst.labels, inst.signs, act)
+    assert other.jumps[0].neuron == 1
+    out = fj.first_jump(inst, other)
+    assert out.neuron == 1 and out.fitted == [1, 2]
+    assert out.norm_y == pytest.approx(math.sqrt(17), rel=1e-15)
+    assert out.kappa == pytest.approx((1 + (4 * 0.6 + 1 * 0.8) / math.sqrt(17)) / 2, rel=1e-14)
+
+
+def test_small_positive_labels_are_not_wrong_sign():
+    # |y_i| < 1 with the right sign: active, correct sign
+    inst = Instance(np.eye(2), np.array([0.5, 0.25]), np.array([[0.6, 0.8]]), np.ones(1))
+    out = fj.first_jump(inst)
+    assert out.wrong_sign == 0 and out.events == [] and out.fitted == [0, 1]
+    assert out.kappa == pytest.approx((1 + (0.5 * 0.6 + 0.25 * 0.8) / math.hypot(0.5, 0.25)) / 2, rel=1e-14)
 
 
 # -- the symbolic proofs ------------------------------------------------------------------------------
@@ -283,3 +327,9 @@ def test_first_jump_constant_at_high_precision_matches_float64_and_the_hand_valu
     with pytest.raises(HypothesisViolation) as info:
         first_jump_constant([0.6, 0.64, 0.48, 0.1], [2.0, -1.0, 1.0, -3.0], [0, 2], 1.0)
     assert info.value.detail == "data [1, 3] are active with the wrong sign"
+    # ⟨ḡ, x_i⟩ = 0 is inactive, and a small positive label is of the right sign
+    with mpmath.workdps(30):
+        c = first_jump_constant([0.6, 0.8, 0.0], [0.5, 0.25, -3.0], [0, 1], 1.0)
+        norm = mpmath.sqrt(mpmath.mpf("0.3125"))
+        kappa = (1 + (mpmath.mpf("0.3") + mpmath.mpf("0.2")) / norm) / 2
+        assert abs(c - mpmath.log(mpmath.sqrt(norm) / kappa) / (norm / 3)) < mpmath.mpf(10) ** -25

@@ -383,3 +383,10 @@ def test_interpolation_probability_argument_checks(args, message):
         with pytest.raises(RelucheckInputError) as info:
             f(*args)
         assert str(info.value) == message
+
+
+def test_flow_horizon_uses_the_last_of_three_jumps():
+    # three neurons, each on its own row, y = (3, 2, 1): jumps at τ = 1, 3/2, 3 (c = 1/3)
+    lp = lpm.limit_process([3.0, 2.0, 1.0], [1.0, 1.0, 1.0], np.eye(3, dtype=bool))
+    assert lp.taus.tolist() == pytest.approx([1.0, 1.5, 3.0], rel=1e-15)
+    assert lp.flow_horizon() == pytest.approx(3.5, rel=1e-15) and lp.flow_horizon(1.0) == pytest.approx(4.0, rel=1e-15)

@@ -139,3 +139,17 @@ def test_check_ode_within_budget_passes_through_and_reports_an_exceeded_budget()
     assert out["budget"] == {"seconds": 1e-3, "memory_bytes": None, "exceeded": "time"}
     assert out["thresholds"] == {"zero_relative": 1e-30, "nonzero_relative": 1e-8}
     assert math.isfinite(out["thresholds"]["zero_relative"])
+
+
+def test_expensive_simplification_in_process():
+    t = sp.Symbol("t", real=True)
+    # tanh of a sum is expanded before the exp rewrite; cancel alone does not see this zero
+    expr = sp.tanh(t + 1) - (sp.tanh(t) + sp.tanh(1)) / (1 + sp.tanh(t) * sp.tanh(1))
+    assert sp.cancel(expr) != 0
+    assert oc._expensive_simplify(expr) == 0
+    assert oc._expensive_zero(expr) == (True, "0")
+    # simplify (not only cancel) is needed for sin² + cos² − 1
+    trig = sp.sin(t) ** 2 + sp.cos(t) ** 2 - 1
+    assert oc._expensive_simplify(trig) == 0
+    zero, text = oc._expensive_zero(sp.exp(t) - 1)
+    assert zero is False and text == "exp(t) - 1"

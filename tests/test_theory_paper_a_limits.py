@@ -198,3 +198,23 @@ def test_two_piece_excess_risk_smallest_case():
     # n = 2d + 5 leaves k ∈ {d + 2, d + 3}: both terms 1/1 + 1/2 (by symmetry the average is exact)
     d = 2
     assert pa.two_piece_excess_risk_prediction(2 * d + 5, d, 1.0) == pytest.approx(0.5 * d * 1.5, rel=1e-14)
+
+
+def test_angle_clips_rounding_beyond_plus_minus_one():
+    # float64 gives cos φ = ±(1 + 2^-52) for these exactly (anti)parallel vectors: arccos would be nan
+    beta = np.array([-0.535669373161111, 0.36159505490948474, 1.3040000451301372])
+    w = np.array([-3.9221796962164084, 2.647604760841311, 9.54790913412261])
+    assert float(np.dot(w, beta) / (np.linalg.norm(w) * np.linalg.norm(beta))) > 1
+    assert float(np.dot(-w, beta) / (np.linalg.norm(w) * np.linalg.norm(beta))) < -1
+    assert pa._angle(w, beta) == 0.0 and pa._angle(-w, beta) == math.pi
+    assert pa.G_inf_relu(w, beta) == pytest.approx(np.linalg.norm(w) * np.linalg.norm(beta) / 2, rel=1e-15)
+    np.testing.assert_allclose(pa.D_inf_relu(-w, beta), [0.0, 0.0, 0.0], atol=1e-15)
+
+
+def test_lstsq_message_reports_the_rank():
+    with pytest.raises(HypothesisViolation) as info:
+        pa._lstsq(np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), np.ones(2), "X_+")
+    assert info.value.detail == "X_+ has 2 rows of rank 2 < d = 3"
+    with pytest.raises(HypothesisViolation) as info:
+        pa._lstsq(np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [2.0, 3.0, 0.0]]), np.ones(4), "X_+")
+    assert info.value.detail == "X_+ has 4 rows of rank 2 < d = 3"

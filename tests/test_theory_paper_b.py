@@ -366,3 +366,9 @@ def test_group_solution_aligned_start_is_the_logistic_law():
         pr, pn = group_solution_as_published(t, N0, mpmath.mpf(1), Y, n, p)
         assert abs(pr - 1) < mpmath.mpf(10) ** -45 and abs(pn / logistic - 1) < mpmath.mpf(10) ** -45
         assert group_solution(t, N0, mpmath.mpf(1), Y, n) == group_solution(t, N0, mpmath.mpf(1), Y, n, 1)
+
+
+def test_proof_step_near_the_validity_edge():
+    # 4ε/n = 0.9 < 1: still a valid (and violated) case; 4ε/n = 1 is skipped
+    bad = pb.proof_step_violations([4], [0.9, 1.0])
+    assert [(n, eps) for n, eps, _, _ in bad] == [(4, 0.9)]
