@@ -22,10 +22,11 @@ too large for one is split into blocks of equal numbers of rows. Each block's ar
 allocated once per state shape (`Workspace`) and written with ``out=`` at every evaluation, Z ⊙ pattern in place of
 Z: no (N, m) temporary is allocated per step (a temporary above glibc's mmap threshold, 128 kB, is mapped and
 unmapped at every step, and those page faults once made the same evaluation 2–3× slower), so the block size is set
-by the cache alone: Z and the pattern of a 320 kB block stay in a core's 1 MB L2. Measured (shared 2-core machine,
-best of 5; d = 10, m = 100, float32, 3 problems, CPU µs per step of the stack): n = 256, 122 with 120 kB blocks
-(3 blocks), 105 with 320 kB (one block of the 3 members); n = 1024, 413 (12 blocks), 355 (6 blocks), 403 with
-400 kB (3 blocks). A group of a stack is padded to its largest problem only: stack problems sorted by n.
+by the cache alone: Z and the pattern of a 320 kB block stay in a core's 1 MB L2. The blocks' (…, rows, m) arrays
+are views of (…, m, rows) ones and X is kept as Xᵀ (`Block`). Measured (shared 2-core machine, best of 5; d = 10,
+m = 100, float32, 3 problems, CPU µs per step of the stack): n = 256, 97 with 200 kB blocks (2 blocks), 87 with
+320 kB (one block of the 3 members); n = 1024, 307–319 with 256–320 kB (6 blocks), 519 with 400 kB (3 blocks of
+1024 rows). A group of a stack is padded to its largest problem only: stack problems sorted by n.
 
 Precision. ``dtype`` is the arithmetic of the field: float64 by default, float32 halves the (N, m) work. The state
 (a, W) keeps the caller's dtype: with a float64 state and a float32 field, float32 rounding (≤ 6e-8 relative)
@@ -235,7 +236,7 @@ class Block:
         lead = lead if batch.diagonal else np.broadcast_shapes(lead, self.X.shape[:-2])
         # (…, rows, m) arrays as views of (…, m, rows) ones, and X (…, rows, d) as the view of a copy (…, d, rows):
         # Z = (W Xᵀ)ᵀ and D = actᵀ (r ⊙ X) are then BLAS products on contiguous (…, m, rows) and (…, d, rows)
-        # operands, 10–15 % faster per block than in the (rows, m) layout (d = 10, m = 100, float32)
+        # operands: 11–16 % less CPU per step than in the (rows, m) layout (d = 10, m = 100, n ≥ 256)
         self.Z, self.act, self.on = (np.empty(lead + (m, count), t).swapaxes(-1, -2) for t in (dtype, dtype, bool))
         own_r = ws.r[self.lead + (Ellipsis, rows)]
         self.r, self.r_into = (own_r, None) if own_r.flags.c_contiguous else (np.empty(own_r.shape, dtype), own_r)
