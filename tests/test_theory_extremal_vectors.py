@@ -132,3 +132,28 @@ def test_count_cells_input_checks_and_generic_counts():
         assert ev.count_cells(X.tolist()) == ev.cover_count(n, d)
         assert ev.count_cells(exact(X.tolist())) == ev.cover_count(n, d)
     assert ev.cover_count(5, 2) == 10 and ev.cover_count(6, 3) == 2 * (1 + 5 + 10)
+
+
+def test_nearest_float_saturates_outside_the_float64_range():
+    assert ev._nearest_float(Fraction(10**400)) == math.inf
+    assert ev._nearest_float(Fraction(-(10**400))) == -math.inf
+    assert ev._nearest_float(Fraction(10**400, 3)) == math.inf
+    assert ev._nearest_float(Fraction(1, 3)) == 1 / 3 and ev._nearest_float(Fraction(-1, 10**400)) == -0.0
+
+
+def test_extremal_vectors_carry_their_exact_value():
+    X = np.array([[1.0, 0.5], [-0.25, 1.0], [0.75, -1.5], [-2.0, -0.5], [0.5, 0.375]])
+    y = np.array([1.5, -0.5, 0.25, 1.0, -2.0])
+    found = ev.extremal_vectors(X, y)
+    assert found
+    arr = ev._Arrangement(X, y)
+    for e in found:
+        assert len(e.exact) == 2 and all(isinstance(c, Fraction) for c in e.exact)
+        assert [float(c) for c in e.exact] == e.vector.tolist()
+        # D = G_n(w̄) w̄ exactly: parallel to the direction, of the type's sign
+        assert e.exact[0] * Fraction(e.direction[1]) - e.exact[1] * Fraction(e.direction[0]) == pytest.approx(0, abs=1e-15)
+        assert (e.type == "max") == (float(e.exact[0]) * e.direction[0] + float(e.exact[1]) * e.direction[1] > 0)
+        # extremal_at computes the activation pattern itself when it is not given
+        w = ev._canonical(tuple(int(c) for c in np.round(e.direction * 2**40)))
+        a, b = arr.extremal_at(w, e.face), arr.extremal_at(w, e.face, arr.pattern(w))
+        assert (a is None) == (b is None) and (a is None or a.exact == b.exact)

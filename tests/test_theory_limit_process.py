@@ -390,3 +390,52 @@ def test_flow_horizon_uses_the_last_of_three_jumps():
     lp = lpm.limit_process([3.0, 2.0, 1.0], [1.0, 1.0, 1.0], np.eye(3, dtype=bool))
     assert lp.taus.tolist() == pytest.approx([1.0, 1.5, 3.0], rel=1e-15)
     assert lp.flow_horizon() == pytest.approx(3.5, rel=1e-15) and lp.flow_horizon(1.0) == pytest.approx(4.0, rel=1e-15)
+
+
+def test_validate_inputs_messages():
+    act = np.ones((2, 1), bool)
+    cases = [
+        (([[1.0, 2.0]], [1.0], act), "labels must be a non-empty 1-D array, got shape (1, 2)"),
+        (([], [1.0], np.ones((0, 1), bool)), "labels must be a non-empty 1-D array, got shape (0,)"),
+        (([1.0, math.nan], [1.0], act), "labels must be finite; non-finite label at index 1"),
+        (([1.0, -math.inf, 2.0], [1.0], np.ones((3, 1), bool)), "labels must be finite; non-finite label at index 1"),
+        (([1.0, -2e100], [1.0], act),
+         "labels: |y_i| must be ≤ 1e+100 (products of three data values summed over n terms must stay finite in float64), "
+         "got y_1 = -2e+100"),
+        (([1.0, 2.0], [[1.0]], act), "signs must be a non-empty 1-D array of ±1"),
+        (([1.0, 2.0], [], np.ones((2, 0), bool)), "signs must be a non-empty 1-D array of ±1"),
+        (([1.0, 2.0], [1.0, 2.0], np.ones((2, 2), bool)), "signs must be a non-empty 1-D array of ±1"),
+        (([1.0, 2.0], [1.0], np.array([[1], [2]])), "activation must be boolean (or 0/1)"),
+        (([1.0, 2.0], [1.0], np.array([[0.5], [1.0]])), "activation must be boolean (or 0/1)"),
+    ]
+    for args, text in cases:
+        with pytest.raises(RelucheckInputError) as info:
+            lpm.validate_inputs(*args)
+        assert str(info.value) == text
+    y, s, a = lpm.validate_inputs([1, -1e100], [1], np.array([[1], [0]]))  # the bound itself is allowed
+    assert y.dtype == np.float64 and s.dtype == np.float64 and a.dtype == bool and a.tolist() == [[True], [False]]
+
+
+def test_exact_rational_labels_and_signs_give_the_float_process():
+    y = [Fraction(3, 2), Fraction(-1, 4), Fraction(2)]
+    s = [Fraction(1), Fraction(-1)]
+    act = np.array([[1, 0], [1, 1], [1, 0]], dtype=bool)
+    got, want = lpm.limit_process(y, s, act), lpm.limit_process([1.5, -0.25, 2.0], [1.0, -1.0], act)
+    assert got.labels.dtype == np.float64 and got.signs.dtype == np.float64
+    assert got.to_json() == want.to_json()
+
+
+def test_process_keeps_its_inputs():
+    lp = lpm.limit_process(H_Y, H_S, H_ACT.astype(int))
+    assert lp.labels.tolist() == [2.0, -2.0, 1.0] and lp.signs.tolist() == [1.0, -1.0, 1.0]
+    assert lp.activation.dtype == bool and lp.activation.tolist() == H_ACT.tolist()
+
+
+def test_exact_process_small_positive_labels_and_no_jump():
+    ex = lpe.limit_process_exact(["1/2", "-3/4"], [1, -1], np.eye(2, dtype=bool))
+    # ‖y_+‖ = 1/2, ‖y_−‖ = 3/4
+    assert ex.min_norm_squared == sp.Rational(5, 2) and ex.squared_norm == sp.Rational(5, 2)
+    none = lpe.limit_process_exact([1, -1], [1], [[False], [True]])
+    assert none.jumps == [] and none.squared_norm == 0 and isinstance(none.squared_norm, sp.Basic)
+    assert none.plateaus == [sp.Rational(1, 2)] and none.interpolates is False
+    assert none.to_json()["squared_norm"] == {"exact": "0", "value": 0.0}

@@ -153,3 +153,4 @@ def test_expensive_simplification_in_process():
     assert oc._expensive_simplify(trig) == 0
     zero, text = oc._expensive_zero(sp.exp(t) - 1)
     assert zero is False and text == "exp(t) - 1"
+

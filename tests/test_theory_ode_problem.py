@@ -229,3 +229,15 @@ def test_parse_problem_equations_may_use_the_state_and_time():
     p = op.parse_problem(data)
     t, X, V = p.time, *p.state
     assert p.equations[V] == -sp.Symbol("k", positive=True) * X + sp.Symbol("c", real=True) * t * V
+
+
+@pytest.mark.parametrize("text, condition", [
+    ("x**(-(2**3))", "a power inside a constant exponent (a power tower such as 9**9**9) is not allowed"),
+    ("x**((2**3)+1)", "a power inside a constant exponent (a power tower such as 9**9**9) is not allowed"),
+    ("x**(1+(2**3))", "a power inside a constant exponent (a power tower such as 9**9**9) is not allowed"),
+    ("x**(-pi)", "a constant exponent must be a rational number (literals with + - * /)"),
+    ("x**(E*2)", "a constant exponent must be a rational number (literals with + - * /)"),
+    ("x**(2*E)", "a constant exponent must be a rational number (literals with + - * /)"),
+])
+def test_failures_deep_inside_a_constant_exponent_are_reported(text, condition):
+    assert message(lambda: op.check_expression_size(text, "f")) == f"field 'f': {condition}"
