@@ -43,8 +43,11 @@ TESTS = [
 SUBPACKAGES = {"theory": "theory", "numerics": "numerics", "proofs_checks": "proofs_checks"}
 
 
-def stage() -> None:
-    """Copy the package as installed (relucheck/ with its three subpackages) and the tests into TREE."""
+def stage(timeout_multiplier: float | None = None) -> None:
+    """Copy the package as installed (relucheck/ with its three subpackages) and the tests into TREE.
+
+    ``timeout_multiplier`` (mutmut's default 15) scales the CPU-time limit of a mutant's tests, 2·k·(clean time + 1 s);
+    a mutant beyond it counts as a timeout (detected)."""
     TREE.mkdir(exist_ok=True)
     package = TREE / "relucheck"
     if package.exists():
@@ -63,7 +66,10 @@ def stage() -> None:
     lines += ["", "[tool.mutmut]", 'source_paths = ["."]',
               f"only_mutate = {json.dumps(['relucheck/' + f for f in MUTATED])}",
               f"pytest_add_cli_args_test_selection = {json.dumps(TESTS)}",
-              'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]', ""]
+              'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]']
+    if timeout_multiplier is not None:
+        lines.append(f"timeout_multiplier = {float(timeout_multiplier)!r}")
+    lines.append("")
     (TREE / "pyproject.toml").write_text("\n".join(lines))
 
 
@@ -73,8 +79,11 @@ def main(argv=None) -> int:
     parser.add_argument("--only", metavar="GLOB", action="append", default=[],
                         help="test only the mutants whose names match (fnmatch, e.g. 'relucheck.theory.first_jump*');"
                              " repeatable; the totals printed still count every mutant in scope")
+    parser.add_argument("--timeout-multiplier", type=float, default=None,
+                        help="mutmut's timeout_multiplier (default 15): a mutant whose tests take more than 2·k·(clean time"
+                             " + 1 s) of CPU counts as a timeout")
     args = parser.parse_args(argv)
-    stage()
+    stage(args.timeout_multiplier)
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "MPLBACKEND": "Agg", "CI": "1"}
     run = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers), *args.only],
                          cwd=TREE, env=env)
