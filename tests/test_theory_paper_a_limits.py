@@ -129,6 +129,20 @@ def test_two_piece_predictions_by_hand():
     np.testing.assert_array_equal(t.predict_by_side(X, [1, 0]), [3.0, 3.0, -1.0, 1.0])
 
 
+def test_two_piece_split_violations_by_hand():
+    """sign⟨β̂_±, x_k⟩ against the side of k; a zero (tie) counts as a violation on either side."""
+    t = pa.TwoPieceOLS(np.array([1.0, 0.5]), np.array([1.0, -0.5]), np.zeros(2), np.array([True, True, False, False, True]),
+                       0.0, 0.0)
+    X = [[1.0, 0.0], [1.0, 3.0], [-1.0, 0.0], [-1.0, 3.0], [1.0, 2.0]]
+    # ⟨β̂_+,x⟩ = (1, 2.5, −1, 0.5, 2), ⟨β̂_−,x⟩ = (1, −0.5, −1, −2.5, 0); sides (+, +, −, −, +)
+    np.testing.assert_array_equal(t.split_violations(X), [1, 3, 4])
+    assert t.split_violations([[1.0, 0.0], [2.0, 1.0], [-1.0, 0.0], [-2.0, 1.0], [1.0, -1.0]]).size == 0
+    with pytest.raises(RelucheckInputError, match=r"X must be the 5×2 training inputs, got shape \(4, 2\)"):
+        t.split_violations(X[:4])
+    with pytest.raises(RelucheckInputError, match=r"got shape \(5,\)"):
+        t.split_violations(np.ones(5))
+
+
 def test_two_piece_ols_input_errors():
     X, y = hand_data()
     with pytest.raises(RelucheckInputError, match=r"X must be n×d and y of length n, got \(7,\) and \(7,\)"):

@@ -6,7 +6,9 @@
 * `G_inf_relu`, `D_inf_relu`: one-ReLU teacher y = σ(⟨β,x⟩), x ~ N(0, I_d) (spec S5):
   G_∞(w) = ‖w‖‖β‖ (sin φ + (π − φ) cos φ)/(2π), D_∞(w) = ((π − φ) β + ‖β‖ sin φ w̄)/(2π), φ = ∠(w, β).
 * `two_piece_ols`: β̂_± = OLS on S_± = {k : ±⟨β*,x_k⟩ > 0} (v1 row convention, spec §3.4), the limit
-  function h_∞(x) = σ(⟨β̂_+,x⟩) − σ(⟨−β̂_−,x⟩), its training loss L_2OLS ≤ L_OLS, and excess risks.
+  function h_∞(x) = σ(⟨β̂_+,x⟩) − σ(⟨−β̂_−,x⟩), its training loss L_2OLS ≤ L_OLS, and excess risks;
+  `TwoPieceOLS.split_violations`: the data where sign⟨β̂_±,x_k⟩ ≠ sign⟨β*,x_k⟩, the hypothesis under which
+  the estimator is a stationary point (docs/paper_a.md, finding 7).
 """
 from __future__ import annotations
 
@@ -76,6 +78,24 @@ class TwoPieceOLS:
         """h_∞(x) = σ(⟨β̂_+,x⟩) − σ(⟨−β̂_−,x⟩) (A Theorem 4.1)."""
         X = np.asarray(X, float)
         return np.maximum(X @ self.beta_plus, 0) - np.maximum(-(X @ self.beta_minus), 0)
+
+    def split_violations(self, X) -> np.ndarray:
+        """Indices k of the training inputs X (rows in the order of `plus`) where the split is not
+        self-consistent: sign⟨β̂_+, x_k⟩ or sign⟨β̂_−, x_k⟩ differs from the side of k (+1 on S_+, −1 on S_−).
+
+        Empty means both β̂_± lie in the open activation cone of β* on the data: the network with
+        Σ_{N_+} a_j w_j = β̂_+ (w_j ∥ β̂_+) and Σ_{N_−} a_j w_j = β̂_− (w_j ∥ −β̂_−) is then active exactly on
+        S_+ resp. S_−, computes h_∞ = ⟨β̂_±, x⟩ on S_±, and the normal equations make ∇L = 0 (spec H7).
+        A violating k generically breaks stationarity; the OLS fits do not keep β̂_± inside the cone at
+        small n (paper A's Theorem 4.1 holds with high probability for large n only).
+        """
+        X = np.asarray(X, float)
+        if X.ndim != 2 or X.shape[0] != len(self.plus) or X.shape[1] != len(self.beta_plus):
+            raise RelucheckInputError(f"X must be the {len(self.plus)}×{len(self.beta_plus)} training inputs, "
+                                      f"got shape {X.shape}")
+        side = np.where(self.plus, 1.0, -1.0)
+        bad = (np.sign(X @ self.beta_plus) != side) | (np.sign(X @ self.beta_minus) != side)
+        return np.flatnonzero(bad)
 
     def predict_by_side(self, X, beta_star) -> np.ndarray:
         """⟨β̂_+,x⟩ if ⟨β*,x⟩ > 0 else ⟨β̂_−,x⟩: equals `predict` on the support under the margin."""
