@@ -181,3 +181,20 @@ def test_versions_report_missing_libraries(monkeypatch):
     assert v["python-flint"] == "not installed" and v["sympy"] == real("sympy")
     assert list(v)[:3] == ["python", "platform", "relucheck_code_sha256"]
     assert list(v)[3:] == ["relucheck", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib", "hypothesis"]
+
+
+def test_within_bound_records_every_field_in_every_branch():
+    empty = within_bound([], 0.5, "why", k=1)
+    assert (empty.tolerance_reason, empty.details) == ("why", {"k": 1})
+    out = within_bound([0.1, 0.2], 0.5, "why")
+    assert out.measurement == [0.1, 0.2] and out.prediction == 0.5
+    # a measurement given as a Python integer beyond int64 is compared as a float
+    big = within_bound(2**70, 2.0**71, "r")
+    assert big.status is Status.VERIFIED and big.details["margin"] == 2.0**70
+
+
+def test_apply_guard_keeps_the_precision_of_the_outcome():
+    base = agree(1.0, 1.0, 0.1, "r")
+    base.precision = "mpmath 30 digits"
+    bad = apply_guard(base, Guarded(2.0, 3.0, 30, 60, 1e-3, 1e-20))
+    assert bad.status is Status.INCONCLUSIVE and bad.precision == "mpmath 30 digits"
