@@ -66,12 +66,21 @@ def test_an_unstable_step_fails_and_keeps_the_last_finite_state():
     assert np.all(np.isfinite(res.a)) and np.all(np.isfinite(res.W)) and math.isfinite(res.final_loss)
 
 
-def test_domain_refusals():
+def test_domain_any_lambda_and_refusals():
+    """λ below float64's range is an ordinary run (log-scale state); the same GD iterates as raw coordinates above it."""
     inst = random_general_instance(4, 3, 2, 3)
-    with pytest.raises(RelucheckInputError, match="below 1e-150"):
-        solve(FlowProblem.from_instance(inst, "1e-200", horizon=1.0), "gd")
     for bad in (0.0, -1.0, float("nan"), float("inf"), "0.1", True):
         with pytest.raises(RelucheckInputError, match="step .* must be a finite number > 0"):
             solve(FlowProblem.from_instance(inst, "1e-5", horizon=1.0), "gd", step=bad)
-    res = solve(FlowProblem.from_instance(inst, "1e-150", horizon=0.5), "gd")  # the smallest λ of the domain
+    res = solve(FlowProblem.from_instance(inst, "1e-1000", horizon=0.5), "gd", step=0.5)
     assert res.status is Status.SUCCESS and np.all(np.isfinite(res.final_log_norms))
+    # ρ_j(0) = ln λ exactly for the unit (â_j, ŵ_j)/√2 of a balanced start: ln(√2 λ)
+    assert res.trajectory.log_norms[0] == pytest.approx(np.full(2, math.log(math.sqrt(2)) - 1000 * math.log(10)), rel=1e-15)
+    # raw GD (the batched core on (a, W)) and the log-scale stepper: the same iterates at λ = 1e-3, to rounding
+    eta, steps = 0.05, 40
+    problem = FlowProblem(inst.inputs, inst.labels, Init.balanced(inst.directions, inst.signs, "1e-3"), horizon=eta * steps,
+                          time_unit="t")
+    res = solve(problem, "gd", step=eta)
+    a, W = 1e-3 * inst.signs.astype(float), 1e-3 * inst.directions.astype(float)
+    descend(GDBatch.shared(inst.inputs, inst.labels), a, W, eta, steps)
+    assert np.allclose(res.a, a, rtol=1e-11, atol=0) and np.allclose(res.W, W, rtol=1e-11, atol=1e-300)
