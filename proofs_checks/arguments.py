@@ -19,6 +19,9 @@ MIN_MEMORY_MIB, MAX_MEMORY_MIB = 64, 2**20  # below 64 MiB SymPy cannot start a 
 MAX_DIGITS = 1000
 MAX_WORKERS = 4096  # more worker processes than that is a typo, not a cluster
 MAX_HORIZON = 1e6  # accelerated time τ: Algorithm 1's jumps are at τ = O(1) … O(n); 1e6 is far beyond any
+# GD's step η in t units: GD is stable only below 2/sharpness (≈ 2/(Σ_i y_i²/n) once the data are fitted); a step
+# above 100 is unstable for any labels the instance format accepts at O(1) and is a typo, not a plan
+MAX_GD_STEP = 100.0
 
 
 def _fail(condition: str, text: str):
@@ -89,6 +92,10 @@ def init_scale(text: str) -> str:
 
 def horizon(text: str) -> float:
     return _positive(text, "an accelerated time", MAX_HORIZON)
+
+
+def gd_step(text: str) -> float:
+    return _positive(text, "a gradient-descent step η in t units", MAX_GD_STEP)
 
 
 def workers(text: str) -> int:

@@ -171,6 +171,11 @@ CASES = [
     ("flow {f}/instance.json --lam 1e-10 --engine nope", ["unknown engine 'nope'", "available"]),
     ("flow {f}/instance.json --lam 1e-10 --precision 100000", ["argument --precision", "must be in [15, 1000]"]),
     ("flow {f}/instance.json --lam 1e-10 --horizon inf", ["argument --horizon", "finite"]),
+    ("flow {f}/instance.json --lam 1e-10 --engine gd --step 0", ["argument --step", "in (0, 100]"]),
+    ("flow {f}/instance.json --lam 1e-10 --engine gd --step nan", ["argument --step", "finite"]),
+    ("flow {f}/instance.json --lam 1e-10 --step 0.1", ["--step is the step of engine 'gd'", "'auto'"]),
+    ("flow {f}/instance.json --lam 1e-1000 --engine gd --step 1e-9", ["--step", "needs 7.33e+12 gradient-descent steps",
+                                                                      "at most 1e+08"]),
     # check-ode: schema, expression limits, budget options
     ("check-ode {f}/missing.json", ["ODE file", "not found"]),
     ("check-ode {f}/a_directory", ["ODE file", "is a directory"]),

@@ -1,10 +1,11 @@
 """`relucheck flow INSTANCE.json --lam L [--engine NAME] [--times τ1,τ2,…] [--horizon T] [--max-horizon T]
-[--precision DIGITS] [--json]`: the gradient flow of an instance, on any data, in accelerated time τ = t / ln(1/λ).
+[--precision DIGITS] [--step ETA] [--json]`: the gradient flow of an instance, on any data, in accelerated time τ = t / ln(1/λ).
 
 The problem is C Assumption 3's balanced start w_j(0) = λ ḡ_j, a_j(0) = s_j λ on the instance's data
 (`numerics.flows.FlowProblem.from_instance`), solved by `numerics.flows.solve` with the named engine ("auto" by
 default: "float64", rerun with "mpmath" when float64 reports a sign decision below its precision and that engine is
-registered; ``--precision DIGITS`` asks for "mpmath" at that many digits). `relucheck engines` lists the engines.
+registered; ``--precision DIGITS`` asks for "mpmath" at that many digits; ``--step ETA`` is the step of engine "gd",
+plain gradient descent, in t units). `relucheck engines` lists the engines.
 
 On orthonormal data (C Assumption 1) Algorithm 1 (`theory.limit_process`) is shown next to the flow, and the flow
 runs to Algorithm 1's last jump + 0.5 unless ``--horizon`` says otherwise. On other data Algorithm 1 does not
@@ -20,10 +21,12 @@ chatter, integrator failure); 2 on bad input (an unknown engine or an option out
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
+from ..arguments import gd_step
 from ..report import fmt_number
 
 INCONCLUSIVE = 3  # the exit code of a command whose answer is inconclusive (README, exit codes)
@@ -56,7 +59,30 @@ def engine_and_options(args) -> tuple[str, dict]:
         options["digits"] = args.precision
     if name == PRECISION_ENGINE:
         options["guard"] = True  # its answer is reported only with the rerun at twice the digits
+    if args.step is not None:
+        if name != "gd":
+            raise RelucheckInputError(f"--step is the step of engine 'gd' (plain gradient descent); engine {name!r} "
+                                      "chooses its own steps")
+        options["step"] = args.step
     return name, options
+
+
+MAX_GD_STEPS = 10**8  # about 1.5 h at 50 µs a step (n = 8, m = 4): more is a hang, not a run
+
+
+def gd_steps(args, horizon) -> int:
+    """The steps engine "gd" needs to reach the horizon (or --max-horizon) at --step: ⌈τ ln(1/λ) / η⌉, refused above
+    MAX_GD_STEPS with the numbers."""
+    from relucheck.numerics.flows import FlowProblem
+    from relucheck.numerics.scale import InitScale
+
+    tau = horizon if horizon is not None else (args.max_horizon or FlowProblem.__dataclass_fields__["max_horizon"].default)
+    tau = max(tau, *(parse_times(args.times) or (0.0,)))
+    steps = math.ceil(tau * InitScale.of(args.lam).log_inv / args.step) + 2
+    if steps > MAX_GD_STEPS:
+        raise RelucheckInputError(f"--step: η = {args.step:g} needs {steps:.3g} gradient-descent steps to reach τ = {tau:g} "
+                                  f"at λ = {args.lam} (ln(1/λ)/η steps per unit of τ); at most {MAX_GD_STEPS:.0e}")
+    return steps
 
 
 def _limit_process(instance):
@@ -81,6 +107,8 @@ def solve_instance(instance, args, limit):
         horizon = limit.flow_horizon()
         if times is not None:
             horizon = max(horizon, times[-1])
+    if "step" in options:
+        options["max_steps"] = gd_steps(args, horizon)
     return flow(instance, args.lam, engine=name, horizon=horizon, times=times, max_horizon=args.max_horizon,
                 **options)
 
@@ -159,5 +187,6 @@ def register(sub) -> None:
     p.add_argument("--max-horizon", type=float,
                    help="without a horizon, stop by this accelerated time at the latest (default 100)")
     p.add_argument("--precision", type=int, help=f"digits for a high-precision engine (selects {PRECISION_ENGINE!r})")
+    p.add_argument("--step", type=gd_step, help="engine gd only: the gradient-descent step η in t units (default 0.01)")
     p.add_argument("--json", action="store_true", help="machine-readable output (FlowResult.to_json())")
     p.set_defaults(func=_run)
