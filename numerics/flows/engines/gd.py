@@ -21,7 +21,8 @@ loss curve converges to the flow's at first order in η (tests/test_engine_gd.py
 * Events: none. The activation pattern is re-read from the signs of ⟨w_j, x_i⟩ at every step (σ'(0) = 0);
   GD crosses kinks instead of locating them and has no Filippov sliding (a component on a kink chatters across
   it at the scale of one step); the sign is read from ⟨φ_w,j, x_i⟩, the pre-activation relative to ‖θ_j‖. The
-  result's events list is empty; ``stats`` counts the steps at which the pattern changed and the component flips. Jumps and plateaus come from the loop's one rule (`result.jumps_of`).
+  result's events list is empty; ``stats`` counts the steps at which the pattern changed and the component flips.
+  Jumps and plateaus come from the loop's one rule (`result.jumps_of`).
 * Sampling: linear between the two steps around a requested time (the loss, ln‖θ_j‖ = ρ_j, and (a, W) in raw
   coordinates). ln‖θ_j‖ is tracked at every step with the flow's own rate d ln‖θ_j‖/d(time) = T φ_jᵀ M_j φ_j at
   the step's state (so the loop's settling rule and cubic Hermite interpolation of the jump rule apply).
