@@ -9,12 +9,15 @@ max(1, ‖y‖²_∞) covers the reference's own error (rtol 1e-10 accumulated o
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relucheck.numerics.flows import FlowProblem, Init, Status, solve
+from relucheck.proofs_checks.checks.gd_limit import plateau_windows
 from relucheck.testing.strategies import general_instances, random_general_instance
 
 STEP = 0.04  # GD steps STEP and STEP/4 in real time t
@@ -63,3 +66,42 @@ def test_the_property_fails_for_a_flow_off_the_limit():
     other = solve(FlowProblem(instance.inputs, 1.01 * instance.labels, init, horizon=HORIZON, save_at=times), "float64")
     with pytest.raises(AssertionError, match="GD"):
         assert_gd_converges_to(other, coarse, fine, instance.labels)
+
+
+def _cli_json(capsys, *argv) -> dict:
+    from relucheck.proofs_checks import cli
+
+    code = cli.main(list(argv))
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)
+
+
+def test_cli_flow_at_1e_1000_matches_gradient_descent_on_every_plateau(tmp_path, capsys):
+    """End to end, as a user runs it: `relucheck flow` (engine auto) on a non-orthogonal instance with mixed signs at
+    λ = 1e-1000, and `relucheck flow --engine gd --step η` (GD in log-scale form, the same iterates as raw GD) at
+    η = 0.2 and 0.05 on the same τ grid. On the middle half of every plateau, GD(η/4) is closer to the flow than GD(η)
+    by the first-order factor (1/4 predicted, ≤ 0.6 required: the law of `C.def1.gd_limit_general_data_tiny_lambda`,
+    which checks five drawn instances in the full suite), or both agree with it to the flow's own error."""
+    instance = random_general_instance(8, 4, 4, [0, 71, 3])
+    path = tmp_path / "instance.json"
+    path.write_text(json.dumps({"inputs": instance.inputs.tolist(), "labels": instance.labels.tolist(),
+                                "directions": instance.directions.tolist(), "signs": instance.signs.tolist()}))
+    settled = _cli_json(capsys, "flow", str(path), "--lam", "1e-1000", "--json")
+    assert settled["status"] == "settled" and settled["engine"] == "float64", settled["message"]
+    end = settled["trajectory"]["tau"][-1]
+    grid = np.linspace(0.0, end, 161)
+    times = ",".join(repr(float(t)) for t in grid[1:])
+    args = ("flow", str(path), "--lam", "1e-1000", "--json", "--horizon", repr(end), "--times", times)
+    flow, coarse, fine = (_cli_json(capsys, *args, *extra) for extra in
+                          ((), ("--engine", "gd", "--step", "0.2"), ("--engine", "gd", "--step", "0.05")))
+    assert coarse["engine"] == "gd" and coarse["events"] == [] and coarse["stats"]["gd_steps"] > 10**4
+    tau = np.array(flow["trajectory"]["tau"])
+    losses = [np.array(run["trajectory"]["loss"]) for run in (flow, coarse, fine)]
+    floor = 1e-9 * max(1.0, float(np.abs(instance.labels).max()) ** 2)
+    windows = plateau_windows([jp["tau"] for jp in settled["jumps"]], end)
+    assert len(windows) >= 3  # the instance has two jumps at this λ: three plateaus
+    for lo, hi in windows:
+        inside = (tau >= lo) & (tau <= hi)
+        errors = [float(np.abs(loss[inside] - losses[0][inside]).mean()) for loss in losses[1:]]
+        assert errors[1] <= 0.6 * errors[0] or max(errors) <= floor, (lo, hi, errors)
