@@ -157,3 +157,45 @@ def test_extremal_vectors_carry_their_exact_value():
         w = ev._canonical(tuple(int(c) for c in np.round(e.direction * 2**40)))
         a, b = arr.extremal_at(w, e.face), arr.extremal_at(w, e.face, arr.pattern(w))
         assert (a is None) == (b is None) and (a is None or a.exact == b.exact)
+
+
+def test_canonical_is_the_primitive_integer_vector():
+    assert ev._canonical((4, -6, 2)) == (2, -3, 1)
+    assert ev._canonical((0, 0, 5)) == (0, 0, 1) and ev._canonical((0, -7)) == (0, -1)
+    assert ev._canonical((0, 0, 0)) == (0, 0, 0)
+    assert ev._canonical((3, 5)) == (3, 5)
+
+
+def test_rank_one_data_in_d3():
+    # x_k = c_k u with u = (1, 2, 0): no vertex; the two cells ±⟨u, w⟩ > 0 each give one extremal vector
+    # w = ±u/‖u‖ with D_± = (1/n) Σ_{±c_k > 0} y_k c_k u (types by the sign of ⟨D_±, w⟩)
+    u = np.array([1.0, 2.0, 0.0])
+    c = np.array([1.0, -2.0, 0.5])
+    y = np.array([1.0, 2.0, -1.0])
+    X = c[:, None] * u
+    found = ev.extremal_vectors(X, y)
+    assert [(e.type, e.face, e.ties) for e in found] == [("max", "cell", ()), ("max", "cell", ())]
+    np.testing.assert_allclose(found[0].vector, -4 / 3 * u, rtol=1e-15)  # the larger ‖D‖ first
+    np.testing.assert_allclose(found[0].direction, -u / np.linalg.norm(u), rtol=1e-15)
+    np.testing.assert_allclose(found[1].vector, 0.5 / 3 * u, rtol=1e-15)
+    np.testing.assert_allclose(found[1].direction, u / np.linalg.norm(u), rtol=1e-15)
+    assert found[1].exact == (Fraction(1, 6), Fraction(1, 3), Fraction(0))
+    assert ev.count_cells(X) == 2
+
+
+def test_extremal_vectors_input_messages():
+    cases = [
+        ((np.zeros((0, 2)), np.zeros(0)), "inputs must be a non-empty n×d array (rows x_k), got shape (0, 2)"),
+        ((np.ones((2, 2)), np.array([1.0, np.inf])), "labels must be finite; non-finite value at index [1]"),
+        ((np.array([[1.0, 2.0], [np.nan, 1.0]]), np.ones(2)), "inputs must be finite; non-finite value at index [1, 0]"),
+        ((np.ones((2, 2)), np.ones((2, 1))), "labels must have n = 2 entries (one per input row), got shape (2, 1)"),
+        ((np.ones((2, 1)), np.ones(2)), "exact extremal-vector enumeration is implemented for d = 2 and d = 3, got d = 1 "
+                                        "(the arrangement has Θ(n^(d−1)) faces; see theory.extremal_vectors)"),
+    ]
+    for args, text in cases:
+        with pytest.raises(RelucheckInputError) as info:
+            ev.extremal_vectors(*args)
+        assert str(info.value) == text
+    with pytest.raises(RelucheckInputError) as info:
+        ev.extremal_vectors([[1.0, 2.0], [1.0]], [1.0, 2.0])
+    assert str(info.value).startswith("inputs and labels must be arrays of numbers: ")
