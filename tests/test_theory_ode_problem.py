@@ -241,3 +241,65 @@ def test_parse_problem_equations_may_use_the_state_and_time():
 ])
 def test_failures_deep_inside_a_constant_exponent_are_reported(text, condition):
     assert message(lambda: op.check_expression_size(text, "f")) == f"field 'f': {condition}"
+
+
+# -- boundaries of the limits, exactly ----------------------------------------------------------------------
+
+def node_count(text):
+    import ast
+
+    return sum(1 for _ in ast.walk(ast.parse(text, mode="eval").body))
+
+
+def test_length_and_node_limits_are_inclusive():
+    at = "x" + " " * 1999  # 2000 characters
+    op.check_expression_size(at, "f")
+    assert op.safe_parse(at, "f", NAMES) == x
+    assert message(lambda: op.safe_parse(at + " ", "f", NAMES)) == "field 'f': expression of 2001 characters; at most 2000"
+    five_hundred = "-(" + balanced_sum(125) + ")"
+    assert node_count(five_hundred) == 500
+    op.check_expression_size(five_hundred, "f")
+    five_hundred_one = balanced_sum(126).replace("x", "1", 1)
+    assert node_count(five_hundred_one) == 501
+    assert message(lambda: op.check_expression_size(five_hundred_one, "f")) == "field 'f': expression has more than 500 nodes"
+
+
+def test_depth_is_counted_through_powers():
+    # the base and the exponent of a power sit one level below it
+    for template in ("({})**2", "({})**y", "y**({})"):
+        op.check_expression_size(template.format("-" * 38 + "x"), "f")  # x's Load context at depth 40
+        assert message(lambda t=template: op.check_expression_size(t.format("-" * 39 + "x"), "f")) == \
+            "field 'f': expression nested deeper than 40 levels"
+    op.check_expression_size("x**(" + "-" * 39 + "2)", "f")  # a constant exponent: the literal at depth 40
+    assert message(lambda: op.check_expression_size("x**(" + "-" * 40 + "2)", "f")) == \
+        "field 'f': expression nested deeper than 40 levels"
+
+
+def test_degree_is_counted_exactly():
+    op.check_expression_size("x**((y**10)**100)", "f")  # a symbolic exponent starts its own degree at 1
+    op.check_expression_size("((x**(1/2))**100)**10", "f")  # |exponent| < 1 counts as 1
+    op.check_expression_size("((x**1)**100)**10", "f")
+    assert message(lambda: op.check_expression_size("((x**2)**100)**10", "f")) == \
+        "field 'f': nested powers reach degree 2000; at most 1000"
+
+
+@pytest.mark.parametrize("text", ["1 + q", "x + q", "(q)", "2*x*q"])
+def test_every_token_is_checked(text):
+    assert message(lambda: op.safe_parse(text, "f", NAMES)).startswith(f"field 'f': unknown name 'q' in {text!r}")
+
+
+def test_parse_failure_message_is_truncated_as_documented():
+    import ast
+
+    text = "x + " * 30 + "*"  # 121 characters, a syntax error at the end
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        expected = f"field 'f': cannot parse {text[:80]!r} (SyntaxError: {str(exc)[:120]})"
+    assert message(lambda: op.check_expression_size(text, "f")) == expected
+
+
+def test_schema_errors_name_the_source():
+    assert message(lambda: op.parse_problem({}, "my.json")) == \
+        "my.json: fields ['time', 'state', 'equations', 'initial', 'solution'] are missing"
+    assert message(lambda: op.parse_problem({"time": "t"})).startswith("ODE file: fields ")
