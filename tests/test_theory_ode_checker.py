@@ -161,3 +161,15 @@ def test_expensive_simplification_simplifies_what_cancel_leaves():
     expr = sp.gamma(t + 1) - t * sp.gamma(t)  # cancel keeps it; simplify proves it zero
     assert sp.cancel(expr) != 0
     assert oc._expensive_simplify(expr) == 0 and oc._expensive_zero(expr) == (True, "0")
+
+
+def test_zero_residual_but_a_disagreeing_integration_is_inconclusive():
+    # y' = 3 y^(2/3), y(0) = 0 has two solutions: t³ (the candidate, residual 0) and 0 (what the integration follows)
+    p = parse_problem({"time": "t", "state": ["y"], "equations": {"y": "3*y**(2/3)"}, "initial": {"y": "0"},
+                       "solution": {"y": "t**3"}})
+    out = oc.check_ode(p)
+    assert out["status"] == "inconclusive"
+    assert out["message"] == "zero residual but the numerical integration disagrees"
+    assert out["residuals"]["y"]["symbolic"] == "0" and out["residuals"]["y"]["verdict"] == "verified"
+    assert out["integration"]["draws"] == 3 and out["integration"]["max_discrepancy"] == pytest.approx(1.0, rel=1e-12)
+    assert out["integration"]["max_discrepancy"] > out["integration"]["tolerance"]
