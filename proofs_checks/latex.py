@@ -31,7 +31,8 @@ _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": 
 
 # Unicode symbols typeset in math mode (amsmath + amssymb)
 _MATH = {
-    "‖": r"\|", "∥": r"\|", "−": "-", "±": r"\pm", "∓": r"\mp", "×": r"\times", "·": r"\cdot", "∘": r"\circ",
+    "‖": r"\|", "∥": r"\|", "−": "-", "±": r"\pm", "∓": r"\mp", "×": r"\times", "·": r"\cdot", "∘": r"\circ", "⊙": r"\odot",
+    "µ": r"\mu",  # the micro sign (U+00B5) of "µs", typeset as the Greek letter
     "≤": r"\le", "≥": r"\ge", "≠": r"\neq", "≈": r"\approx", "≡": r"\equiv", "≍": r"\asymp", "∝": r"\propto",
     "≲": r"\lesssim", "≳": r"\gtrsim", "≪": r"\ll", "≫": r"\gg", "∼": r"\sim",
     "∈": r"\in", "∉": r"\notin", "⊂": r"\subset", "⊆": r"\subseteq", "⊃": r"\supset", "⊇": r"\supseteq",

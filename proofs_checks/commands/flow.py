@@ -59,7 +59,7 @@ def engine_and_options(args) -> tuple[str, dict]:
         options["digits"] = args.precision
     if name == PRECISION_ENGINE:
         options["guard"] = True  # its answer is reported only with the rerun at twice the digits
-    if args.step is not None:
+    if getattr(args, "step", None) is not None:  # callers of solve_instance may pass a Namespace of their own
         if name != "gd":
             raise RelucheckInputError(f"--step is the step of engine 'gd' (plain gradient descent); engine {name!r} "
                                       "chooses its own steps")
