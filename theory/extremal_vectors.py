@@ -40,6 +40,7 @@ import mpmath
 import numpy as np
 
 from relucheck.numerics.errors import RelucheckInputError
+from relucheck.theory.sup_deviation import sup_deviation_2d  # noqa: F401  (re-exported; d = 2 sweep)
 
 
 # -- D_n, G_n (float64, any d) ---------------------------------------------------------------------
@@ -54,30 +55,6 @@ def G_n(X, y, w) -> np.ndarray:
     """G_n(w) = (1/n) Σ_k y_k σ(⟨w,x_k⟩) (A eq. 5); w may be (d,) or a batch (p, d)."""
     X, y, w = np.asarray(X, float), np.asarray(y, float), np.asarray(w, float)
     return np.maximum(w @ X.T, 0) @ y / len(y)
-
-
-def sup_deviation_2d(X, y, target) -> float:
-    """sup_w ‖D_n(w) − target‖ over the circle S¹ (float64, O(n log n)): the quantity of A Theorem 3.1.
-
-    D_n is constant on the open arcs between the boundary angles atan2(x_k) ± π/2; by Lemma C.1 the
-    Clarke segments at the boundaries do not raise the sup (a convex function on a segment is
-    maximal at an endpoint), so the max over the arc values is the sup over all of 𝒟_n.
-    """
-    X, y = np.asarray(X, float), np.asarray(y, float)
-    if X.ndim != 2 or X.shape[1] != 2:
-        raise RelucheckInputError(f"sup_deviation_2d needs d = 2 inputs, got shape {X.shape}")
-    n = len(y)
-    phi = np.arctan2(X[:, 1], X[:, 0])
-    # w(θ) activates x_k on θ ∈ (φ_k − π/2, φ_k + π/2): sweep the circle once, adding y_k x_k/n at the
-    # start of that arc and removing it at its end (events sorted by angle, then a cumulative sum)
-    starts, ends = np.mod(phi - np.pi / 2, 2 * np.pi), np.mod(phi + np.pi / 2, 2 * np.pi)
-    angles = np.concatenate([starts, ends])
-    steps = np.concatenate([y[:, None] * X, -y[:, None] * X]) / n
-    order = np.argsort(angles, kind="stable")
-    first = angles[order[0]] / 2  # a point of the arc that wraps around θ = 0
-    w0 = np.array([np.cos(first), np.sin(first)])
-    values = D_n(X, y, w0) + np.cumsum(steps[order], axis=0)  # D_n on the arc after each event
-    return float(np.max(np.linalg.norm(values - np.asarray(target, float), axis=1)))
 
 
 # -- exact integer representation ------------------------------------------------------------------
