@@ -109,14 +109,16 @@ def group_loss_sq(Y_norm, N, rho, p):
 def mu_closed_form(Y_norms, N, rho, n, p):
     """μ(t) = (2/(np)) Σ_j[(‖Y_j‖√N_j ρ_j − N_j^{3/2}/p)² + N_j‖R^j‖²] / Σ_j ‖R^j‖² (spec B §2.13).
 
-    Works on floats and mpmath numbers (lists over groups j).
+    Works on floats and mpmath numbers (lists over groups j). The integers n and p only meet values of the
+    input's type (``2 * num / (n * p * den)``, ``Nj**1.5 / p``), never each other: ``2 / (n * p)`` alone is a
+    Python float and capped mpmath input at a double's 1e-16 relative accuracy.
     """
     num, den = 0, 0
     for Yn, Nj, rj in zip(Y_norms, N, rho, strict=False):
         R2 = group_loss_sq(Yn, Nj, rj, p)
         num += (Yn * Nj**0.5 * rj - Nj**1.5 / p) ** 2 + Nj * R2
         den += R2
-    return 2 / (n * p) * num / den
+    return 2 * num / (n * p * den)
 
 
 def true_state(c_, P_, rho0_, N0_, t_):
