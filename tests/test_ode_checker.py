@@ -20,6 +20,16 @@ def _logistic(rate_factor: str, r_lo: float, K: float):
             "time_span": [0, 3]}
 
 
+def test_blank_padded_expressions_are_verified():
+    """Leading and trailing blanks in every expression field are layout, not tokens."""
+    problem = _logistic("1", 0.5, 2)
+    problem["equations"]["x"] = "  " + problem["equations"]["x"] + " "
+    problem["initial"]["x"] = " x0"
+    problem["solution"]["x"] = "\t" + problem["solution"]["x"] + "  "
+    out = check_ode(parse_problem(problem))
+    assert out["status"] == "verified", out["message"]
+
+
 @settings(max_examples=6, deadline=None)
 @given(r_lo=st.floats(0.1, 2.0), K=st.sampled_from([1, 2, 5, 10]))
 def test_random_logistic_verified_and_perturbed_rate_refuted(r_lo, K):

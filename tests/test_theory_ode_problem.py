@@ -126,6 +126,17 @@ def test_safe_parse_values():
     assert op.safe_parse("3/2", "f", NAMES) == sp.Rational(3, 2)
 
 
+@pytest.mark.parametrize("text", [" x", "x ", "  x  ", "\tx", "x\n", "\n x * 2 \t"])
+def test_safe_parse_ignores_surrounding_blanks(text):
+    """Leading blanks were an indent to Python's tokenizer ("token ' ' not allowed"); both ends are layout."""
+    assert op.safe_parse(text, "f", NAMES) == op.safe_parse(text.strip(), "f", NAMES)
+
+
+def test_safe_parse_bad_tokens_inside_blanks_still_refused():
+    assert message(lambda: op.safe_parse("  x % 2 ", "f", NAMES)) == "field 'f': token '%' not allowed in 'x % 2'"
+    assert message(lambda: op.safe_parse(" y", "f", NAMES)).startswith("field 'f': unknown name 'y' in 'y'")
+
+
 @pytest.mark.parametrize("value, text", [(True, "True"), (None, "None"), ("", "''"), ("   ", "'   '"), (math.inf, "inf"),
                                          (math.nan, "nan"), ([1], "[1]")])
 def test_safe_parse_refuses_non_expressions(value, text):

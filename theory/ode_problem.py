@@ -155,8 +155,9 @@ def safe_parse(text, field: str, names: dict) -> sp.Expr:
         text = repr(text)
     if not isinstance(text, str) or not text.strip():
         raise RelucheckInputError(f"field '{field}': expected an expression string, got {text!r}")
-    if len(text) > MAX_EXPRESSION_CHARS:
+    if len(text) > MAX_EXPRESSION_CHARS:  # the limit is on the field as given, blanks included
         raise RelucheckInputError(f"field '{field}': expression of {len(text)} characters; at most {MAX_EXPRESSION_CHARS}")
+    text = text.strip()  # surrounding blanks are layout (a leading one would reach the tokenizer as an indent)
     allowed = {**names, **FUNCTIONS, **CONSTANTS}
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
