@@ -173,3 +173,122 @@ def test_zero_residual_but_a_disagreeing_integration_is_inconclusive():
     assert out["residuals"]["y"]["symbolic"] == "0" and out["residuals"]["y"]["verdict"] == "verified"
     assert out["integration"]["draws"] == 3 and out["integration"]["max_discrepancy"] == pytest.approx(1.0, rel=1e-12)
     assert out["integration"]["max_discrepancy"] > out["integration"]["tolerance"]
+
+
+# -- the simplification budget's failure texts, the "to rounding" verdict, the integration's counters ---------------
+
+T = sp.Symbol("t")
+TRIG_ONE = sp.sin(T) ** 2 + sp.cos(T) ** 2 - 1  # zero, but not to cancel (sin and cos are independent generators)
+
+
+def _budget_spy(calls, raised):
+    def fake_run_with_budget(fn, args=(), *, seconds, memory_bytes=None):
+        calls.append((fn, args, seconds))
+        raise raised
+    return fake_run_with_budget
+
+
+def test_simplify_to_zero_decides_a_cancel_zero_in_process(monkeypatch):
+    calls = []
+    monkeypatch.setattr(oc, "run_with_budget", _budget_spy(calls, AssertionError("forked")))
+    assert oc.simplify_to_zero((T**2 - 1) / (T - 1) - (T + 1)) == (True, "0")  # cancel alone proves it
+    assert calls == []
+
+
+def test_simplify_to_zero_reports_an_exceeded_time_budget(monkeypatch):
+    calls = []
+    monkeypatch.setattr(oc, "run_with_budget",
+                        _budget_spy(calls, oc.BudgetExceeded("time", "no result within the time budget of 7 s")))
+    zero, text = oc.simplify_to_zero(TRIG_ONE, seconds=7.0)
+    assert zero is False
+    assert text == "(not simplified: no result within the time budget of 7 s) sin(t)**2 + cos(t)**2 - 1"
+    assert len(calls) == 1 and calls[0][1] == (TRIG_ONE,) and calls[0][2] == 7.0
+    calls.clear()
+    oc.simplify_to_zero(TRIG_ONE)
+    assert calls[0][2] == 20.0 == oc.SIMPLIFY_SECONDS
+
+
+def test_simplify_to_zero_reports_a_failed_simplification(monkeypatch):
+    monkeypatch.setattr(oc, "run_with_budget", _budget_spy([], NotImplementedError("no rule")))
+    assert oc.simplify_to_zero(TRIG_ONE) == (
+        False, "(simplification failed: NotImplementedError) sin(t)**2 + cos(t)**2 - 1")
+
+
+def test_simplify_to_zero_with_a_real_budget_of_zero_seconds():
+    # the forked simplification cannot answer before a poll of 0 s; with the budget, sin² + cos² − 1 is proven zero
+    assert oc.simplify_to_zero(TRIG_ONE, seconds=0) == (
+        False, "(not simplified: no result within the time budget of 0 s) sin(t)**2 + cos(t)**2 - 1")
+    assert oc.simplify_to_zero(TRIG_ONE, seconds=60) == (True, "0")
+    assert oc.simplify_to_zero(sp.exp(T) - 1, seconds=60) == (False, "exp(t) - 1")
+
+
+def _unit_rate(solution):
+    return parse_problem({"time": "t", "state": ["y"], "equations": {"y": "1"}, "initial": {"y": "0"},
+                          "solution": {"y": solution}})
+
+
+def test_check_ode_verified_to_rounding_when_the_simplification_gives_up(monkeypatch):
+    # y' = 1, y(0) = 0, y = t·(sin² t + cos² t): the residual sin² + cos² − 1 vanishes at the points to rounding only
+    monkeypatch.setattr(oc, "run_with_budget",
+                        _budget_spy([], oc.BudgetExceeded("time", "no result within the time budget of 20 s")))
+    out = oc.check_ode(_unit_rate("t*(sin(t)**2 + cos(t)**2)"), seed=0)
+    assert out["status"] == "verified"
+    assert out["message"] == "initial condition and ODE residual vanish to rounding at random high-precision points"
+    assert out["initial"]["y"]["symbolic"] == "0" and out["initial"]["y"]["verdict"] == "verified"
+    res = out["residuals"]["y"]
+    assert res["symbolic"] == "(not simplified: no result within the time budget of 20 s) sin(t)**2 + cos(t)**2 - 1"
+    assert res["verdict"] == "verified" and res["points"] == 24 and res["max_relative_at_points"] <= 1e-30
+    assert out["integration"]["draws"] == 3 and out["integration"]["max_discrepancy"] <= out["integration"]["tolerance"]
+
+
+def test_check_ode_symbolic_when_the_simplification_proves_it():
+    out = oc.check_ode(_unit_rate("t*(sin(t)**2 + cos(t)**2)"), seed=0)
+    assert out["status"] == "verified"
+    assert out["message"] == "initial condition and ODE residual vanish symbolically"
+    assert out["residuals"]["y"]["symbolic"] == "0"
+
+
+def test_check_ode_integration_at_its_tolerance_is_agreement(monkeypatch):
+    # "disagrees" means max_discrepancy > tolerance, strictly; one exactly at the tolerance still verifies
+    record = {"max_discrepancy": 1e-12, "tolerance": 1e-12, "draws": 3, "skipped_draws": 0, "method": "m",
+              "tolerance_reason": "r"}
+    monkeypatch.setattr(oc, "integration_discrepancy", lambda problem, seed: dict(record))
+    out = oc.check_ode(decay(), seed=0)
+    assert out["status"] == "verified" and out["integration"] == record
+    record["max_discrepancy"] = 1.0000001e-12
+    out = oc.check_ode(decay(), seed=0)
+    assert (out["status"], out["message"]) == ("inconclusive", "zero residual but the numerical integration disagrees")
+
+
+def _constant(equation="0", solution="y0", span=(0, 2)):
+    return parse_problem({"time": "t", "state": ["y"], "parameters": {"y0": [1, 2]}, "equations": {"y": equation},
+                          "initial": {"y": "y0"}, "solution": {"y": solution}, "time_span": list(span)})
+
+
+def test_integration_tolerance_of_an_exact_integration_and_the_seeded_draws():
+    # y' = 0: both DOP853 runs keep y0 exactly, so the tolerance is its rounding term alone, 10·rtol·(1 + |y0|), and
+    # the draw kept (closest to failing: err − tol largest, err = 0) is the one with the smallest y0
+    for seed in (0, 1, 2):
+        out = oc.integration_discrepancy(_constant(), seed)
+        rng = np.random.default_rng([seed, 6])
+        y0s = [rng.uniform(1, 2) for _ in range(3)]
+        assert out["draws"] == 3 and out["skipped_draws"] == 0 and out["max_discrepancy"] == 0.0
+        assert out["tolerance"] == pytest.approx(1e-12 * (1 + min(y0s)), rel=1e-14)
+    assert min(y0s) not in (y0s[0], y0s[-1])  # seed 2 keeps neither the first nor the last draw
+    # a wrong candidate y0 + t/100·y0 misses by 0.02·y0 at t = 2: the draw kept is the one with the largest y0
+    wrong = oc.integration_discrepancy(_constant(solution="y0*(1 + t/100)"), 2)
+    assert wrong["max_discrepancy"] == pytest.approx(0.02 * max(y0s), rel=1e-12)
+
+
+def test_integration_of_an_explicitly_time_dependent_equation():
+    out = oc.integration_discrepancy(_constant("cos(t)", "y0 + sin(t)"), 0)
+    assert out["draws"] == 3 and out["skipped_draws"] == 0 and out["max_discrepancy"] < 1e-12
+    assert out["max_discrepancy"] <= out["tolerance"] < 1e-10
+
+
+def test_integration_draws_skipped_when_the_integration_fails():
+    # y' = y², y(0) = y0 ∈ [1, 2] blows up at t = 1/y0 < 2: the candidate is finite on the grid (it changes sign at
+    # the pole, between grid points), but DOP853 cannot pass the pole: all three draws are skipped, none counted
+    out = oc.integration_discrepancy(_constant("y**2", "y0/(1 - y0*t)"), 0)
+    assert out["draws"] == 0 and out["skipped_draws"] == 3
+    assert out["max_discrepancy"] is None and out["tolerance"] is None
