@@ -199,3 +199,50 @@ def test_extremal_vectors_input_messages():
     with pytest.raises(RelucheckInputError) as info:
         ev.extremal_vectors([[1.0, 2.0], [1.0]], [1.0, 2.0])
     assert str(info.value).startswith("inputs and labels must be arrays of numbers: ")
+
+
+# -- the exact-integer helpers, pinned by their docstrings' contracts (issue 12) ------------------------------------
+
+
+def _valuation_by_division(p: int) -> int:
+    k = 0
+    while p % 2 == 0:
+        p //= 2
+        k += 1
+    return k
+
+
+def test_twos_is_the_two_adic_valuation():
+    for p in (1, -1, 2, 3, 12, -8, 40, 2**100, 3 * 2**70, -(5 * 2**33)):
+        assert ev._twos(p) == _valuation_by_division(p)
+
+
+def test_to_int_gives_odd_free_integers_and_the_shift():
+    # values = N · 2^(−s) with no common factor 2 in N (zeros ignored); s of either sign
+    cases = [([0.75, -1.5, 0.0], [3, -6, 0], 2),
+             ([12.0, 40.0], [3, 10], -2),
+             ([0.0, 0.0], [0, 0], 0),
+             ([1.0], [1], 0),
+             ([2.0**-600, -3 * 2.0**-601], [2, -3], 601),
+             ([2.0**600, 6 * 2.0**600], [1, 6], -600)]
+    for values, ints, shift in cases:
+        got, s = ev._to_int(np.array(values))
+        assert [int(v) for v in got] == ints and s == shift
+        assert all(Fraction(v) == Fraction(n) / Fraction(2) ** s for v, n in zip(values, ints, strict=True))
+    got, s = ev._to_int(np.array([[0.5, 0.25], [1.0, -2.0]]))
+    assert got.shape == (2, 2) and got.tolist() == [[2, 1], [4, -8]] and s == 2
+
+
+def test_floats_divide_by_the_power_of_two_of_the_largest_bit_length():
+    # E = the largest bit length: 6 has 3 bits, so everything is divided by 2³ = 8
+    got = ev._floats([[3, -6], [0, 1]], 2)
+    assert got.dtype == np.float64 and got.tolist() == [[0.375, -0.75], [0.0, 0.125]]
+    big = 3 * 2**2000 + 1  # 2002 bits: 2^2002 divides it to just below 0.75
+    assert ev._floats([[big, 1]], 2).tolist() == [[0.75, 0.0]]
+    assert ev._floats([[0, 0, 0]], 3).tolist() == [[0.0, 0.0, 0.0]]
+    assert ev._floats([], 2).shape == (0, 2)
+
+
+def test_sign_of_exact_values():
+    assert [ev._sign(v) for v in (Fraction(1, 2), Fraction(1, 10**30), 1, 7, 0, Fraction(0), -1, Fraction(-1, 3))] \
+        == [1, 1, 1, 1, 0, 0, -1, -1]
