@@ -246,3 +246,33 @@ def test_floats_divide_by_the_power_of_two_of_the_largest_bit_length():
 def test_sign_of_exact_values():
     assert [ev._sign(v) for v in (Fraction(1, 2), Fraction(1, 10**30), 1, 7, 0, Fraction(0), -1, Fraction(-1, 3))] \
         == [1, 1, 1, 1, 0, 0, -1, -1]
+
+
+# d = 3 integer data with cells, edges and vertices, and min vectors longer than some max vectors
+MIXED_X = [[0, 0, 2], [3, -3, -2], [2, 3, -2], [-1, 3, -1], [-2, 2, -2], [-1, 1, 0]]
+MIXED_Y = [1, -1, -3, 3, -3, -2]
+
+
+def test_extremal_vectors_order_max_first_then_by_decreasing_norm():
+    res = ev.extremal_vectors(np.array(MIXED_X, float), np.array(MIXED_Y, float))
+    types = [e.type for e in res]
+    assert types == sorted(types, key=lambda t: t != "max") and {"max", "min"} <= set(types)
+    norms = [sum(c * c for c in e.exact) for e in res]
+    n_max = types.count("max")
+    assert norms[:n_max] == sorted(norms[:n_max], reverse=True)
+    assert norms[n_max:] == sorted(norms[n_max:], reverse=True)
+    assert max(norms[n_max:]) > min(norms[:n_max])  # the order is by type first, not by norm alone
+
+
+def test_extremal_vector_face_matches_the_rank_of_the_tied_inputs():
+    # 'cell': no tie; 'edge': the tied x_k span a line; 'vertex': they span a plane (d = 3) or any tie (d = 2)
+    X = np.array(MIXED_X, float)
+    res = ev.extremal_vectors(X, np.array(MIXED_Y, float))
+    for e in res:
+        assert e.ties == tuple(k for k in range(len(X)) if abs(float(X[k] @ e.direction)) < 1e-12)
+        rank = np.linalg.matrix_rank(X[list(e.ties)]) if e.ties else 0
+        assert e.face == {0: "cell", 1: "edge", 2: "vertex"}[rank]
+    assert {e.face for e in res} == {"cell", "edge", "vertex"}
+    X2 = np.array([[1, 0], [0, 1], [-1, 1], [1, 1], [2, -1]], float)
+    res2 = ev.extremal_vectors(X2, np.array([1, -2, 1, -1, 2], float))
+    assert res2 and all(e.face == ("vertex" if e.ties else "cell") for e in res2)
