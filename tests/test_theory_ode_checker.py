@@ -273,7 +273,7 @@ def test_integration_tolerance_of_an_exact_integration_and_the_seeded_draws():
         rng = np.random.default_rng([seed, 6])
         y0s = [rng.uniform(1, 2) for _ in range(3)]
         assert out["draws"] == 3 and out["skipped_draws"] == 0 and out["max_discrepancy"] == 0.0
-        assert out["tolerance"] == pytest.approx(1e-12 * (1 + min(y0s)), rel=1e-14)
+        assert out["tolerance"] == pytest.approx(1e-12 * (1 + min(y0s)), rel=1e-14, abs=0)
     assert min(y0s) not in (y0s[0], y0s[-1])  # seed 2 keeps neither the first nor the last draw
     # a wrong candidate y0 + t/100·y0 misses by 0.02·y0 at t = 2: the draw kept is the one with the largest y0
     wrong = oc.integration_discrepancy(_constant(solution="y0*(1 + t/100)"), 2)
