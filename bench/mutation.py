@@ -39,6 +39,7 @@ TESTS = [
     "tests/test_mutation_kills.py", "tests/test_theory_first_jump.py", "tests/test_theory_invariants.py",
     "tests/test_theory_paper_a_limits.py", "tests/test_theory_paper_b.py", "tests/test_theory_limit_process.py",
     "tests/test_theory_extremal_vectors.py", "tests/test_theory_ode_problem.py", "tests/test_theory_ode_checker.py",
+    "tests/test_theory_mu_closed_form.py",
 ]  # not tests/test_checks_framework.py: it runs the whole default suite (≈ 1 min) for every mutant it reaches
 SUBPACKAGES = {"theory": "theory", "numerics": "numerics", "proofs_checks": "proofs_checks"}
 
