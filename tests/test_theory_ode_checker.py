@@ -292,3 +292,33 @@ def test_integration_draws_skipped_when_the_integration_fails():
     out = oc.integration_discrepancy(_constant("y**2", "y0/(1 - y0*t)"), 0)
     assert out["draws"] == 0 and out["skipped_draws"] == 3
     assert out["max_discrepancy"] is None and out["tolerance"] is None
+
+
+def test_residual_at_points_skips_an_unusable_point_and_goes_on():
+    t = sp.Symbol("t")
+    pts = [{t: mpmath.mpf(v)} for v in (0, 1, 2)]  # 1/t is unusable at the first point only
+    worst, used = oc.residual_at_points(1 / t, 1 / (t + 1), pts)
+    assert used == 2  # t = 1: |1 − 1/2|/(1 + 1/2) = 1/3; t = 2: |1/2 − 1/3|/(1/2 + 1/3) = 1/5
+    assert worst == pytest.approx(1 / 3, rel=1e-15, abs=0)
+
+
+def test_check_ode_within_budget_forwards_both_limits(monkeypatch):
+    calls = []
+
+    def fake_run_with_budget(fn, args=(), *, seconds, memory_bytes=None):
+        calls.append((fn, args, seconds, memory_bytes))
+        return {"status": "from the child"}
+
+    monkeypatch.setattr(oc, "run_with_budget", fake_run_with_budget)
+    p = decay()
+    assert oc.check_ode_within_budget(p, 3, seconds=12.5, memory_bytes=3 * 2**30) == {"status": "from the child"}
+    assert calls == [(oc.check_ode, (p, 3), 12.5, 3 * 2**30)]
+
+
+def test_check_ode_within_budget_reports_an_exceeded_memory_budget(monkeypatch):
+    detail = "the computation needed more than the memory budget of 512 MiB"
+    monkeypatch.setattr(oc, "run_with_budget", _budget_spy([], oc.BudgetExceeded("memory", detail)))
+    out = oc.check_ode_within_budget(decay(), 4, seconds=30.0, memory_bytes=2**29)
+    assert (out["status"], out["message"]) == ("inconclusive", "budget exceeded: " + detail)
+    assert out["budget"] == {"seconds": 30.0, "memory_bytes": 2**29, "exceeded": "memory"}
+    assert out["precision"] == "mpmath 50 digits (seed 4)"
