@@ -372,3 +372,14 @@ def test_proof_step_near_the_validity_edge():
     # 4ε/n = 0.9 < 1: still a valid (and violated) case; 4ε/n = 1 is skipped
     bad = pb.proof_step_violations([4], [0.9, 1.0])
     assert [(n, eps) for n, eps, _, _ in bad] == [(4, 0.9)]
+
+
+def test_group_solution_as_published_defaults_to_one_neuron_group():
+    import mpmath
+
+    from relucheck.theory.high_precision_closed_forms import group_solution_as_published
+    with mpmath.workdps(30):
+        args = (mpmath.mpf("0.7"), mpmath.mpf("0.3"), mpmath.mpf("0.2"), 2, 6)
+        default = group_solution_as_published(*args)
+        assert default == group_solution_as_published(*args, p=1)
+        assert default[1] != group_solution_as_published(*args, p=2)[1]  # p enters N through P = p‖y‖
