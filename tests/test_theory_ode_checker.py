@@ -322,3 +322,9 @@ def test_check_ode_within_budget_reports_an_exceeded_memory_budget(monkeypatch):
     assert (out["status"], out["message"]) == ("inconclusive", "budget exceeded: " + detail)
     assert out["budget"] == {"seconds": 30.0, "memory_bytes": 2**29, "exceeded": "memory"}
     assert out["precision"] == "mpmath 50 digits (seed 4)"
+
+
+def test_check_ode_default_seed_is_zero():
+    out = oc.check_ode(decay())
+    assert out["precision"] == "mpmath 50 digits at 24 seeded random points (seed 0)"
+    assert out == oc.check_ode(decay(), 0)
