@@ -328,3 +328,14 @@ def test_check_ode_default_seed_is_zero():
     out = oc.check_ode(decay())
     assert out["precision"] == "mpmath 50 digits at 24 seeded random points (seed 0)"
     assert out == oc.check_ode(decay(), 0)
+
+
+@pytest.mark.parametrize("initial, solution", [("sqrt(-y0)", "y0"), ("y0", "y0 + sqrt(-y0)*t")])
+def test_a_value_that_is_not_real_skips_the_integration_draw(initial, solution):
+    """An initial condition or a candidate that is not real for the drawn parameters (SymPy's I·√y0 for √(−y0)) is
+    no real solution to integrate: each draw is skipped and counted, never cast to its real part nor a TypeError."""
+    problem = parse_problem({"time": "t", "state": ["y"], "parameters": {"y0": [1, 2]}, "equations": {"y": "0"},
+                             "initial": {"y": initial}, "solution": {"y": solution}, "time_span": [0, 1]})
+    out = oc.integration_discrepancy(problem, 0)
+    assert (out["draws"], out["skipped_draws"], out["max_discrepancy"]) == (0, oc.INTEGRATION_DRAWS, None)
+    assert oc.check_ode(problem)["status"] == "inconclusive"

@@ -132,6 +132,18 @@ def _verdict_of(symbolic_zero: bool, worst: float | None) -> str:
     return "verified" if worst <= ZERO_RELATIVE else "inconclusive"
 
 
+def _real(values) -> np.ndarray:
+    """``values`` as a float array; a value with a non-zero imaginary part (SymPy's I·√y0 for √(−y0)) raises
+    ValueError instead of numpy's silent cast to the real part."""
+    arr = np.asarray(values)
+    if np.iscomplexobj(arr) or arr.dtype == object:
+        arr = np.asarray(arr, dtype=complex)
+        if np.any(arr.imag != 0):
+            raise ValueError("a value is not real")
+        arr = arr.real
+    return np.asarray(arr, dtype=float)
+
+
 def integration_discrepancy(problem: OdeProblem, seed) -> dict:
     """DOP853 (rtol 1e-13) integration vs the candidate for a few parameter draws.
 
@@ -151,9 +163,9 @@ def integration_discrepancy(problem: OdeProblem, seed) -> dict:
     with np.errstate(all="ignore"):
         for _ in range(INTEGRATION_DRAWS):
             pv = [float(rng.uniform(lo, hi)) for lo, hi in problem.parameters.values()]
-            y0 = np.asarray(y0_f(pv), dtype=float)
-            try:
-                cand = np.array([np.broadcast_to(np.asarray(v, dtype=float), grid.shape) for v in sol_f(grid, pv)])
+            try:  # a draw where the initial condition, the candidate or the field is not real is skipped (counted)
+                y0 = _real(y0_f(pv))
+                cand = np.array([np.broadcast_to(_real(v), grid.shape) for v in sol_f(grid, pv)])
             except (TypeError, ValueError):
                 skipped += 1
                 continue
@@ -161,10 +173,14 @@ def integration_discrepancy(problem: OdeProblem, seed) -> dict:
                 skipped += 1
                 continue
             def rhs(tt, yy, pv=pv):
-                return np.asarray(f(tt, yy, pv), dtype=float)
+                return _real(f(tt, yy, pv))
 
-            sol = solve_ivp(rhs, (0.0, T), y0, method="DOP853", t_eval=grid, rtol=RTOL, atol=RTOL)
-            loose = solve_ivp(rhs, (0.0, T), y0, method="DOP853", t_eval=grid, rtol=100 * RTOL, atol=100 * RTOL)
+            try:
+                sol = solve_ivp(rhs, (0.0, T), y0, method="DOP853", t_eval=grid, rtol=RTOL, atol=RTOL)
+                loose = solve_ivp(rhs, (0.0, T), y0, method="DOP853", t_eval=grid, rtol=100 * RTOL, atol=100 * RTOL)
+            except (TypeError, ValueError):
+                skipped += 1
+                continue
             if not (sol.success and loose.success) or sol.y.shape[1] != GRID or loose.y.shape[1] != GRID:
                 skipped += 1
                 continue
