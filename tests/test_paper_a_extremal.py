@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.proofs_checks.cli import main
-from relucheck.theory.extremal_vectors import (D_n, G_n, count_cells, cover_count, extremal_vectors, sup_deviation_2d)
+from relucheck.theory.extremal_vectors import D_n, G_n, count_cells, cover_count, extremal_vectors
+from relucheck.theory.sup_deviation import sup_deviation_2d
 
 seeds = st.integers(0, 2**31 - 1)
 

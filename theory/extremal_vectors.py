@@ -40,7 +40,6 @@ import mpmath
 import numpy as np
 
 from relucheck.numerics.errors import RelucheckInputError
-from relucheck.theory.sup_deviation import sup_deviation_2d  # noqa: F401  (re-exported; d = 2 sweep)
 
 
 # -- D_n, G_n (float64, any d) ---------------------------------------------------------------------

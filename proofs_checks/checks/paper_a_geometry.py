@@ -6,7 +6,8 @@ import numpy as np
 import sympy as sp
 
 from relucheck.numerics import datasets
-from relucheck.theory.extremal_vectors import cover_count, count_cells, extremal_vectors, sup_deviation_2d
+from relucheck.theory.extremal_vectors import cover_count, count_cells, extremal_vectors
+from relucheck.theory.sup_deviation import sup_deviation_2d
 from relucheck.theory.paper_a_limits import D_inf_linear_proof
 
 from ..registry import Context, check
