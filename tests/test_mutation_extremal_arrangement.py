@@ -1,0 +1,1 @@
+"""Tests written against the surviving mutants of docs/mutation.md (issue 12); each compares with an independent computation."""
