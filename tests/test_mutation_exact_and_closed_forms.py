@@ -1,1 +1,123 @@
-"""Tests written against the surviving mutants of docs/mutation.md (issue 12); each compares with an independent computation."""
+"""Tests written against the surviving mutants of docs/mutation.md (issue 12); each compares with an independent computation.
+
+Modules: theory/limit_process.py and limit_process_exact.py (paper C, Algorithm 1 and `exact_sign`),
+high_precision_closed_forms.py (paper B, C's first-jump constant), interpolation_probability.py (C, Proposition 2(i)),
+sup_deviation.py (paper A, Theorem 3.1's sup over the circle) and statement.py (statements as data)."""
+import itertools
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from relucheck.numerics.errors import HypothesisViolation
+from relucheck.theory import statement as st_mod
+from relucheck.theory.high_precision_closed_forms import first_jump_constant
+from relucheck.theory.interpolation_probability import all_rows_nonzero_probability
+from relucheck.theory.limit_process import correct_sign_mask, limit_process
+from relucheck.theory.limit_process_exact import exact_sign, limit_process_exact
+from relucheck.theory.statement import Statement, register_paper
+from relucheck.theory.sup_deviation import sup_deviation_2d
+
+
+# -- exact_sign ------------------------------------------------------------------------------------------------
+
+def _tiny(k):
+    """sqrt(10^(2k) + 1) − 10^k = 1/(sqrt(10^(2k) + 1) + 10^k) ∈ (10^-k/2 − 10^-3k, 10^-k/2): positive, ≈ 5·10^-(k+1)."""
+    return sp.sqrt(sp.Integer(10) ** (2 * k) + 1) - sp.Integer(10) ** k
+
+
+@pytest.mark.parametrize("k", [150, 250])
+def test_exact_sign_of_a_value_beyond_the_working_precision(k):
+    """Defect (fixed): a non-strict evalf(60) of _tiny(150) is −0.e-40 (all digits lost to cancellation) and the
+    old 10^-50 screen returned −1. The sign is +1 by the identity in `_tiny`. k = 250 also exhausts the first
+    retry's working precision (400 digits) and needs the doubling."""
+    assert exact_sign(_tiny(k)) == 1
+    assert exact_sign(-_tiny(k)) == -1
+    assert exact_sign(3 * _tiny(k) - sp.Rational(3, 2) * sp.Integer(10) ** -k) == -1   # 3·tiny < 1.5·10^-k
+
+
+def test_exact_sign_of_zeros_in_disguise_and_of_plain_numbers():
+    # (√2 + √3)² = 5 + 2√6, and (1 + √2)² = 3 + 2√2 (zeros evalf cannot certify: the minimal polynomial decides)
+    assert exact_sign(sp.sqrt(2) + sp.sqrt(3) - sp.sqrt(5 + 2 * sp.sqrt(6))) == 0
+    assert exact_sign(1 + sp.sqrt(2) - sp.sqrt(3 + 2 * sp.sqrt(2))) == 0
+    assert exact_sign(sp.Rational(-2, 7)) == -1 and exact_sign(sp.Rational(1, 2**2000)) == 1
+    assert exact_sign(sp.sqrt(3) - sp.Rational(17320508075688772935, 10**19)) == 1      # √3 = 1.73205080756887729352…
+
+
+# -- Algorithm 1 (float and exact) -----------------------------------------------------------------------------
+
+def test_correct_sign_mask_by_its_definition_with_a_zero_label():
+    """M_ij = act_ij ∧ (s_j y_i > 0): a zero label has s_j y_i = 0, so its row is empty (spec C §1.7)."""
+    y = np.array([0.0, 1.5, -2.0, 0.0])
+    s = np.array([1.0, -1.0, 1.0])
+    act = np.array([[1, 1, 1], [1, 0, 1], [1, 1, 0], [0, 1, 1]], bool)
+    want = np.array([[act[i, j] and s[j] * y[i] > 0 for j in range(3)] for i in range(4)])
+    assert np.array_equal(correct_sign_mask(y, s, act), want)
+    assert not correct_sign_mask(y, s, act)[[0, 3]].any()
+
+
+def test_min_norm_squared_with_labels_below_one():
+    """2(‖y_+‖ + ‖y_−‖) from SymPy with the labels' own signs: y = (1/2, −1/3, 2, −1/4) gives
+    2(√(1/4 + 4) + √(1/9 + 1/16)) = √17 + 5/6 (labels below 1 in size separate y² from max(y, 1)² etc.)."""
+    labels = ["1/2", "-1/3", "2", "-1/4"]
+    act = np.ones((4, 2), bool)
+    want = sp.sqrt(17) + sp.Rational(5, 6)
+    ex = limit_process_exact(labels, [1, -1], act)
+    assert sp.simplify(ex.min_norm_squared - want) == 0
+    fl = limit_process([0.5, -1 / 3, 2.0, -0.25], [1, -1], act)
+    assert fl.min_norm_squared == pytest.approx(float(want), rel=4e-16)   # a few roundings of O(1) sums
+    # one jump per sign class: the fitted neurons have S = ∅ afterwards, so exactly two jumps, then the stop
+    assert [jp.neuron for jp in fl.jumps] == [jp.neuron for jp in ex.jumps] and len(ex.jumps) == 2
+    assert ex.plateaus[0] == (sp.Rational(1, 4) + sp.Rational(1, 9) + 4 + sp.Rational(1, 16)) / 8   # Σy²/(2n)
+
+
+def test_fitted_neurons_keep_a_zero_exponent_while_others_go_on():
+    """Three neurons: 0 fits {0}, then 1 fits {1, 2}; neuron 2 never has a correct-sign datum (rate 0).
+    Hand values (c = 1/3): hit times 1/(c·1) = 3 for neuron 0 and 1/(c·√5) for neuron 1, so neuron 1 jumps
+    first at τ₁ = 3/√5; then u₀ = 1 − τ₁/3 = 1 − 1/√5 and neuron 0 jumps at τ₂ = τ₁ + 3(1 − 1/√5) = 3.
+    After each jump the fitted neuron's exponent stays 0 and neuron 2's stays 1."""
+    labels, signs = ["1", "1", "2"], [1, 1, -1]
+    act = np.array([[1, 0, 1], [0, 1, 1], [0, 1, 1]], bool)
+    ex = limit_process_exact(labels, signs, act)
+    assert [jp.neuron for jp in ex.jumps] == [1, 0]
+    assert sp.simplify(ex.jumps[0].tau - 3 / sp.sqrt(5)) == 0 and sp.simplify(ex.jumps[1].tau - 3) == 0
+    assert sp.simplify(ex.jumps[0].exponents[0] - (1 - 1 / sp.sqrt(5))) == 0
+    assert ex.jumps[0].exponents[1:] == [0, 1] and ex.jumps[1].exponents == [0, 0, 1]
+    fl = limit_process([1.0, 1.0, 2.0], signs, act)
+    assert [jp.neuron for jp in fl.jumps] == [1, 0]
+    assert fl.jumps[1].exponents.tolist() == [0.0, 0.0, 1.0]
+    assert fl.segment_rates[2].tolist() == [0.0, 0.0, 0.0]          # after both jumps nothing moves
+    assert fl.exponents_at(10.0).tolist() == [0.0, 0.0, 1.0]
+
+
+# -- C's first-jump constant (mpmath) --------------------------------------------------------------------------
+
+def test_first_jump_constant_with_an_active_zero_label():
+    """A zero label is not a wrong-sign component (s·y_i = 0, not < 0): with ḡ-values (1/2, 1/4, 1/2) on labels
+    (3, 4, 0), S = {0, 1}: ‖y_S‖ = 5, cos = (1/2·3 + 1/4·4)/5 = 1/2, κ = 3/4, γ = 5/3, so C₁ = (3/5) ln(√5/(3/4))."""
+    with mpmath.workdps(40):
+        got = first_jump_constant([0.5, 0.25, 0.5], [3, 4, 0], [0, 1], 1)
+        want = mpmath.mpf(3) / 5 * mpmath.log(mpmath.sqrt(5) * 4 / 3)
+        assert abs(got - want) < mpmath.mpf(10) ** -38
+    with pytest.raises(HypothesisViolation):                     # the same datum with label −1 is wrong-sign
+        first_jump_constant([0.5, 0.25, 0.5], [3, 4, -1], [0, 1], 1)
+
+
+# -- Proposition 2(i) by brute force ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n_plus, n_minus, m", [(0, 1, 1), (1, 0, 2), (0, 2, 2), (2, 1, 2), (1, 1, 3), (3, 0, 1)])
+def test_all_rows_nonzero_probability_by_enumeration(n_plus, n_minus, m):
+    """Every output sign vector s ∈ {±1}^m and activation pattern in {0,1}^{n×m} is equally likely (Assumption 3):
+    count the configurations whose mask M_ij = act_ij ∧ (s_j y_i > 0) has no zero row."""
+    y = [1] * n_plus + [-1] * n_minus
+    n = len(y)
+    good = total = 0
+    for s in itertools.product((1, -1), repeat=m):
+        for bits in itertools.product((0, 1), repeat=n * m):
+            total += 1
+            good += all(any(bits[i * m + j] and s[j] * y[i] > 0 for j in range(m)) for i in range(n))
+    assert all_rows_nonzero_probability(n_plus, n_minus, m) == Fraction(good, total)

@@ -28,7 +28,7 @@ def group_solution(t, N0, rho0, norm_y, n: int, p: int = 1):
     """(ρ(t), N(t)) of the corrected closed form (spec B §2.13), at the current mpmath precision."""
     c = 2 * mpmath.mpf(norm_y) / n
     half = c * t / 2
-    rho = mpmath.tanh(half + mpmath.atanh(rho0)) if rho0 < 1 else mpmath.mpf(1)
+    rho = mpmath.tanh(half + mpmath.atanh(rho0))  # ρ_0 = 1: atanh(1) = +inf and tanh(+inf) = 1 in mpmath
     E = (mpmath.cosh(half) + rho0 * mpmath.sinh(half)) ** 2
     J = ((1 + rho0**2) / 2 * mpmath.sinh(c * t) + rho0 * (mpmath.cosh(c * t) - 1)
          + (1 - rho0**2) * c * t / 2)

@@ -31,8 +31,10 @@ def all_rows_nonzero_probability(n_plus: int, n_minus: int, m: int) -> Fraction:
     """P(every row of the mask is non-zero) = P(Algorithm 1 interpolates), exactly (Proposition 2(i))."""
     _check(n_plus, n_minus, m)
     half = Fraction(1, 2)
-    return sum((comb(m, k) * half**m * (1 - half**k) ** n_plus * (1 - half**(m - k)) ** n_minus
-                for k in range(m + 1)), Fraction(0))
+    # k = m, …, 0 (a sum of Fractions, m ≥ 1 terms); descending, so a bound past 0 fails in comb (k < 0)
+    # instead of adding a zero term as comb(m, m + 1) = 0 would
+    return sum(comb(m, k) * half**m * (1 - half**k) ** n_plus * (1 - half**(m - k)) ** n_minus
+               for k in range(m, -1, -1))
 
 
 def row_union_lower_bound(n_plus: int, n_minus: int, m: int, *, columns: bool = False) -> Fraction:

@@ -154,7 +154,6 @@ def limit_process(labels, signs, activation, *, tie_rtol: float = 1e-12) -> Limi
     A = correct_sign_mask(y, s, act)
     live = np.arange(n)                   # U_k as indices
     A_live, y2_live = A, y2               # rows of the mask and y² restricted to U_k
-    fitted = np.zeros(m, bool)            # F_k
     u = np.ones(m)                        # u_j(τ_k)
     tau = 0.0
     a = np.zeros(m)
@@ -164,10 +163,9 @@ def limit_process(labels, signs, activation, *, tie_rtol: float = 1e-12) -> Limi
     while True:
         count = A_live.sum(0)                                     # |S_j^{(k)}|
         rate = c * np.sqrt(y2_live @ A_live)                      # ‖D_j^{(k)}‖ = c‖y_{S_j^{(k)}}‖
-        rate[fitted] = 0.0
         starts.append(u.copy())
         slopes.append(rate.copy())
-        cand = ~fitted & (count > 0)
+        cand = count > 0                  # a fitted j (in F_k) has S_j^{(k)} = ∅, hence also rate 0: no record of F_k
         if not cand.any():
             break                                                 # stopping rule
         hit = np.full(m, np.inf)
@@ -179,7 +177,7 @@ def limit_process(labels, signs, activation, *, tie_rtol: float = 1e-12) -> Limi
         tau += dt
         if tied.size > 1:
             ties.append({"iteration": len(jumps) + 1, "neurons": tied.tolist(), "tau": tau})
-        u[~fitted] = np.maximum(u[~fitted] - dt * rate[~fitted], 0.0)   # eq. (11); clip rounding of tied neurons
+        u = np.maximum(u - dt * rate, 0.0)                        # eq. (11); clip rounding of tied neurons
         u[j] = 0.0
         in_S = A_live[:, j]
         S = live[in_S]                                            # S_k = S_{j_k}^{(k−1)}
@@ -187,12 +185,10 @@ def limit_process(labels, signs, activation, *, tie_rtol: float = 1e-12) -> Limi
         W[j, S] = np.abs(y[S]) / np.sqrt(norm_y)                  # eq. (13)
         a[j] = s[j] * np.sqrt(norm_y)                             # eq. (14)
         jumps.append(LimitJump(tau, j, S.tolist(), norm_y, u.copy()))
-        fitted[j] = True
         keep = ~in_S
         live, A_live, y2_live = live[keep], A_live[keep], y2_live[keep]
         plateaus.append(float(y2_live.sum() / (2 * n)))
-    pos, neg = y > 0, y < 0
-    min_norm_sq = 2.0 * (np.sqrt(y2[pos].sum()) + np.sqrt(y2[neg].sum()))
+    min_norm_sq = 2.0 * (np.sqrt(np.sum(np.maximum(y, 0.0) ** 2)) + np.sqrt(np.sum(np.minimum(y, 0.0) ** 2)))
     return LimitProcess(
         labels=y, signs=s, activation=act, jumps=jumps, plateaus=plateaus, a=a, W_data=W,
         interpolates=live.size == 0, squared_norm=2.0 * sum(jp.norm_y for jp in jumps),

@@ -14,28 +14,36 @@ from fractions import Fraction
 
 import numpy as np
 import sympy
+from sympy.core.evalf import PrecisionExhausted
 
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
 from .limit_process import NONZERO_LABELS, correct_sign_mask, exact_rate_constant
 
 _X = sympy.Symbol("x")
-SCREEN_DIGITS = 60     # a difference larger than 10^-50 at 60 digits has a certain sign
-FINAL_DIGITS = 400     # used only when the difference is not exactly 0 but tiny at 60 digits
+RETRY_DIGITS = 400     # working precision (maxn) of the first retry of a non-zero value evalf could not certify
 
 
 def exact_sign(value: sympy.Expr) -> int:
-    """Sign of an algebraic number: numerically when clearly non-zero, else via its minimal polynomial."""
+    """Sign of an algebraic number: from a value whose digits evalf certifies (``strict=True``), else 0 when its
+    minimal polynomial is x, else from a certified value at a working precision doubled until evalf succeeds
+    (it does: the number is not 0). A non-strict evalf is not enough: on sqrt(10^300 + 1) − 10^150 ≈ 5·10^-151
+    it returns −0.e-40 at 60 digits (cancellation beyond sympy's working precision), whose sign is wrong."""
     value = sympy.sympify(value)
     if value == 0:
         return 0
-    approx = value.evalf(SCREEN_DIGITS)
-    if abs(approx) > sympy.Float(10) ** (-50):
-        return 1 if approx > 0 else -1
+    try:
+        return int(sympy.sign(value.evalf(strict=True)))   # certified digits: a certain sign
+    except PrecisionExhausted:                              # a zero in disguise, or a tiny value
+        pass
     if sympy.minimal_polynomial(value, _X) == _X:
         return 0
-    approx = value.evalf(FINAL_DIGITS)
-    return 1 if approx > 0 else -1
+    working = RETRY_DIGITS
+    while True:
+        try:
+            return int(sympy.sign(value.evalf(strict=True, maxn=working)))
+        except PrecisionExhausted:
+            working += working                               # doubled
 
 
 def exact_number(value, name: str = "label") -> sympy.Rational:
@@ -104,20 +112,19 @@ def limit_process_exact(labels, signs, activation) -> ExactLimitProcess:
     n, m = len(y), len(s)
     if act.shape != (n, m):
         raise RelucheckInputError(f"activation must have shape (n, m) = ({n}, {m}), got {act.shape}")
-    A = correct_sign_mask(np.array([float(v) for v in y]), np.array(s, float), act)
+    A = correct_sign_mask(np.array([float(v) for v in y]), np.array(s), act)
     c = exact_rate_constant(n)
     unfitted = set(range(n))                                  # U_k
-    fitted = [False] * m                                      # F_k
     u = [sympy.Integer(1)] * m                                # u_j(τ_k)
     tau = sympy.Integer(0)
     a = [sympy.Integer(0)] * m
     W = [[sympy.Integer(0)] * n for _ in range(m)]
     jumps, ties = [], []
-    plateaus = [sum((v**2 for v in y), sympy.Integer(0)) / (2 * n)]
+    plateaus = [sum(v**2 for v in y) / (2 * n)]                 # y ≠ []: a SymPy sum
     while True:
         S = [[i for i in sorted(unfitted) if A[i, j]] for j in range(m)]      # S_j^{(k)}
         rate = [c * sympy.sqrt(sum(y[i]**2 for i in S[j])) for j in range(m)]  # ‖D_j^{(k)}‖
-        cand = [j for j in range(m) if not fitted[j] and S[j]]
+        cand = [j for j in range(m) if S[j]]          # S_j = ∅ once j has jumped: F_k needs no record
         if not cand:
             break
         hit = {j: u[j] / rate[j] for j in cand}
@@ -133,20 +140,18 @@ def limit_process_exact(labels, signs, activation) -> ExactLimitProcess:
         tau = sympy.expand(tau + dt)
         if len(best) > 1:
             ties.append({"iteration": len(jumps) + 1, "neurons": sorted(best), "tau": tau})
-        for i in range(m):
-            if not fitted[i]:
-                u[i] = sympy.expand(u[i] - dt * rate[i])                # eq. (11)
+        for i in range(m):                                              # eq. (11); a fitted i has rate 0
+            u[i] = sympy.expand(u[i] - dt * rate[i])
         u[j] = sympy.Integer(0)
         norm_y = sympy.sqrt(sum(y[i]**2 for i in S[j]))
         for i in S[j]:
             W[j][i] = abs(y[i]) / sympy.sqrt(norm_y)                     # eq. (13)
         a[j] = s[j] * sympy.sqrt(norm_y)                                 # eq. (14)
         jumps.append(ExactJump(tau, j, list(S[j]), norm_y, list(u)))
-        fitted[j] = True
         unfitted -= set(S[j])
         plateaus.append(sum((y[i]**2 for i in unfitted), sympy.Integer(0)) / (2 * n))
-    norm_pos = sympy.sqrt(sum((v**2 for v in y if v > 0), sympy.Integer(0)))
-    norm_neg = sympy.sqrt(sum((v**2 for v in y if v < 0), sympy.Integer(0)))
+    norm_pos = sympy.sqrt(sum(max(v, 0)**2 for v in y))                # ‖y_+‖
+    norm_neg = sympy.sqrt(sum(min(v, 0)**2 for v in y))                # ‖y_−‖
     return ExactLimitProcess(jumps=jumps, plateaus=plateaus, a=a, W_data=W, interpolates=not unfitted,
                              squared_norm=2 * sum((jp.norm_y for jp in jumps), sympy.Integer(0)),
                              min_norm_squared=2 * (norm_pos + norm_neg), ties=ties)
