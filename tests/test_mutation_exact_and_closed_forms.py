@@ -121,3 +121,101 @@ def test_all_rows_nonzero_probability_by_enumeration(n_plus, n_minus, m):
             total += 1
             good += all(any(bits[i * m + j] and s[j] * y[i] > 0 for j in range(m)) for i in range(n))
     assert all_rows_nonzero_probability(n_plus, n_minus, m) == Fraction(good, total)
+
+
+# -- statements as data (theory/statement.py) ------------------------------------------------------------------
+
+X_ = sp.Symbol("x")
+
+
+def _full(**over):
+    kw = dict(id="A.t", paper="A", number="Theorem 1", title="T", hypotheses=["h1", "h2"], conclusion=X_**2,
+              constants={"c": 2, "d": "1/2"}, confidence="certain", source="p. 3", meaning="M",
+              numbers={"v1": "Lemma 2", "v2": "Lemma F.1"}, not_checkable_reason="R")
+    kw.update(over)
+    return Statement(**kw)
+
+
+def test_statement_markdown_with_every_field():
+    """The Markdown layout: heading, numbering/confidence/source lines with a hard break, blank-line-separated
+    blocks; a formula conclusion as display math; the checks, or else the reason why there are none."""
+    head = ("### A Theorem 1: T\n\n*Numbering:* v1: Lemma 2; v2: Lemma F.1  \n*Confidence:* certain  \n"
+            "*Source:* p. 3  \n\n*Hypotheses:*\n- h1\n- h2\n\n*Conclusion:*\n\n$$ x^{2} $$\n\n"
+            "*Constants:* c = 2, d = 1/2\n\n*Meaning:* M\n\n")
+    st = _full()
+    assert st.to_markdown() == head + "*Not checked numerically:* R\n"
+    assert st.to_markdown(["C.a", "C.b"]) == head + "*Checks:* `C.a`, `C.b`\n"
+    assert st.version_numbers() == "v1: Lemma 2; v2: Lemma F.1"
+    assert st.conclusion_text() == "x**2"
+    assert st.hypotheses == ("h1", "h2") and isinstance(st.hypotheses, tuple)   # a list given is stored as a tuple
+
+
+def test_statement_markdown_and_latex_of_a_text_conclusion():
+    st = Statement(id="A.t", paper="A", number="Theorem 1", title="T", conclusion="50% & more")
+    assert st.to_markdown() == "### A Theorem 1: T\n\n*Confidence:* likely  \n\n*Conclusion:* 50% & more\n"
+    assert st.conclusion_text() == "50% & more"
+    assert st.conclusion_latex() == "50\\% \\& more"
+    assert st.to_latex() == "\\paragraph{A Theorem 1: T}\n\\emph{Confidence:} likely.\n50\\% \\& more\n"
+    assert st._repr_latex_() == "$\\text{A Theorem 1}$: 50\\% \\& more"
+    assert Statement(id="A.u", paper="A", number="1", title="t", conclusion=7).conclusion_latex() == "7"
+
+
+def test_statement_latex_with_every_field():
+    st = _full()
+    assert st.to_latex() == ("\\paragraph{A Theorem 1: T}\n\\emph{Numbering:} v1: Lemma 2; v2: Lemma F.1.\n"
+                             "\\emph{Confidence:} certain.\n\\begin{itemize}\\item h1\\item h2\\end{itemize}\n"
+                             "\\[ x^{2} \\]\n")
+    assert st._repr_latex_() == "$\\displaystyle \\text{A Theorem 1}:\\ x^{2}$"
+    assert _full(confidence="verified numerically").to_latex().split("\n")[2] == "\\emph{Confidence:} verified numerically."
+
+
+def test_statement_validation_messages():
+    with pytest.raises(ValueError) as info:
+        Statement(id="Q.x", paper="Q", number="1", title="t")
+    assert str(info.value) == (f"statement Q.x: unknown paper 'Q'; papers are {sorted(st_mod.PAPERS)} "
+                               "(register yours with relucheck.register_paper)")
+    with pytest.raises(ValueError) as info:
+        Statement(id="AB.x", paper="A", number="1", title="t")
+    assert str(info.value) == "statement id 'AB.x' must start with its paper, 'A.'"
+    with pytest.raises(ValueError) as info:
+        Statement(id="A.x", paper="A", number="1", title="t", confidence="sure")
+    assert str(info.value) == "statement A.x: unknown confidence tag 'sure'"
+
+
+@pytest.fixture
+def papers(monkeypatch):
+    """A private copy of the paper table, so registrations do not leak into other tests."""
+    table = dict(st_mod.PAPERS)
+    monkeypatch.setattr(st_mod, "PAPERS", table)
+    return table
+
+
+def test_register_paper(papers):
+    assert register_paper("My-paper_2", "  A title  ") == "My-paper_2"
+    assert papers["My-paper_2"] == "A title"                                 # stripped
+    st = Statement(id="My-paper_2.thm", paper="My-paper_2", number="Theorem 1", title="t")
+    assert st.to_markdown().startswith("### My-paper_2 Theorem 1: t\n")
+    with pytest.raises(ValueError) as info:
+        register_paper("My-paper_2", "other")
+    assert str(info.value) == "paper id 'My-paper_2' is already registered (A title); choose another id"
+    with pytest.raises(ValueError) as info:
+        register_paper("B", "other")
+    assert str(info.value) == f"paper id 'B' is a built-in paper ({st_mod.BUILTIN_PAPERS['B']}); choose another id"
+    assert papers["B"] == st_mod.BUILTIN_PAPERS["B"]
+
+
+@pytest.mark.parametrize("bad", ["1A", "A.b", "", "A b", "Ab!", 5, None])
+def test_register_paper_rejects_bad_ids(papers, bad):
+    before = set(papers)
+    with pytest.raises(ValueError) as info:
+        register_paper(bad, "t")
+    assert str(info.value) == f"paper id must be a letter followed by letters, digits, '_' or '-', got {bad!r}"
+    assert set(papers) == before
+
+
+@pytest.mark.parametrize("bad", ["", "   ", 3, None])
+def test_register_paper_rejects_empty_titles(papers, bad):
+    with pytest.raises(ValueError) as info:
+        register_paper("Mine", bad)
+    assert str(info.value) == f"paper Mine: the title must be a non-empty string, got {bad!r}"
+    assert "Mine" not in papers
