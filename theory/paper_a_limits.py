@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 import sympy as sp
 
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
@@ -29,9 +30,10 @@ def D_inf_linear_proof() -> sp.Expr:
     """SymPy, standard Gaussian in d = 2: E[1{⟨w,x⟩>0} x xᵀ] − ½ I in polar coordinates, for symbolic w.
 
     Returns the simplified difference matrix (zero when the claim holds), integrating over the
-    half-plane {⟨w,x⟩ > 0} = {φ ∈ (α − π/2, α + π/2)} with w = (cos α, sin α).
+    half-plane {⟨w,x⟩ > 0} = {φ ∈ (α − π/2, α + π/2)} with w = (cos α, sin α). SymPy needs no
+    assumption on the symbols (r and φ are integration variables, the φ-integral is entire in α).
     """
-    r, phi, alpha = sp.symbols("r phi alpha", real=True)
+    r, phi, alpha = sp.symbols("r phi alpha")  # pragma: no mutate (names show only in a failed proof)
     radial = sp.integrate(r**3 * sp.exp(-r**2 / 2), (r, 0, sp.oo)) / (2 * sp.pi)  # E over r of r², density r e^{−r²/2}/(2π)
     u = sp.Matrix([sp.cos(phi), sp.sin(phi)])
     M = (u * u.T).applyfunc(lambda e: sp.integrate(e, (phi, alpha - sp.pi / 2, alpha + sp.pi / 2)))
@@ -39,12 +41,14 @@ def D_inf_linear_proof() -> sp.Expr:
 
 
 def _angle(w, beta) -> float:
+    """φ = ∠(w, β) for float arrays w, β."""
     c = float(np.dot(w, beta) / (np.linalg.norm(w) * np.linalg.norm(beta)))
     return float(np.arccos(np.clip(c, -1.0, 1.0)))
 
 
 def G_inf_relu(w, beta) -> float:
     """G_∞(w) = E[σ(⟨β,x⟩) σ(⟨w,x⟩)] for x ~ N(0, I_d) (arc-cosine kernel of degree 1)."""
+    w, beta = np.asarray(w, float), np.asarray(beta, float)  # integers would overflow ⟨w, β⟩ in int64
     phi = _angle(w, beta)
     return float(np.linalg.norm(w) * np.linalg.norm(beta) * (np.sin(phi) + (np.pi - phi) * np.cos(phi)) / (2 * np.pi))
 
@@ -60,7 +64,7 @@ def G_inf_relu_angle_derivative() -> tuple[sp.Expr, sp.Expr]:
     """(G(φ), dG/dφ) for unit w, β: dG/dφ = −(π − φ) sin φ/(2π), zero on [0, π] only at φ ∈ {0, π} (S5)."""
     phi = sp.symbols("phi", real=True)
     G = (sp.sin(phi) + (sp.pi - phi) * sp.cos(phi)) / (2 * sp.pi)
-    return G, sp.simplify(sp.diff(G, phi))
+    return G, sp.simplify(sp.diff(G))  # φ is G's only symbol
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,7 @@ class TwoPieceOLS:
         A violating k generically breaks stationarity; the OLS fits do not keep β̂_± inside the cone at
         small n (paper A's Theorem 4.1 holds with high probability for large n only).
         """
-        X = np.asarray(X, float)
+        X = np.asarray(X)
         if X.ndim != 2 or X.shape[0] != len(self.plus) or X.shape[1] != len(self.beta_plus):
             raise RelucheckInputError(f"X must be the {len(self.plus)}×{len(self.beta_plus)} training inputs, "
                                       f"got shape {X.shape}")
@@ -100,14 +104,14 @@ class TwoPieceOLS:
     def predict_by_side(self, X, beta_star) -> np.ndarray:
         """⟨β̂_+,x⟩ if ⟨β*,x⟩ > 0 else ⟨β̂_−,x⟩: equals `predict` on the support under the margin."""
         X = np.asarray(X, float)
-        return np.where(X @ np.asarray(beta_star, float) > 0, X @ self.beta_plus, X @ self.beta_minus)
+        return np.where(X @ np.asarray(beta_star) > 0, X @ self.beta_plus, X @ self.beta_minus)
 
 
 def _lstsq(X, y, what: str) -> np.ndarray:
-    if X.shape[0] < X.shape[1] or np.linalg.matrix_rank(X) < X.shape[1]:
+    if np.linalg.matrix_rank(X) < X.shape[1]:  # also when X has fewer rows than columns
         raise HypothesisViolation("Assumption 4.1 (X_± of full column rank, so that β̂_± is unique)",
                                   f"{what} has {X.shape[0]} rows of rank {np.linalg.matrix_rank(X)} < d = {X.shape[1]}")
-    return np.linalg.lstsq(X, y, rcond=None)[0]
+    return scipy.linalg.lstsq(X, y)[0]
 
 
 def two_piece_ols(X, y, beta_star=None) -> TwoPieceOLS:
@@ -115,14 +119,14 @@ def two_piece_ols(X, y, beta_star=None) -> TwoPieceOLS:
     X, y = np.asarray(X, float), np.asarray(y, float)
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise RelucheckInputError(f"X must be n×d and y of length n, got {X.shape} and {y.shape}")
-    beta_star = np.eye(X.shape[1])[0] if beta_star is None else np.asarray(beta_star, float)
+    beta_star = np.eye(X.shape[1])[0] if beta_star is None else np.asarray(beta_star)
     s = X @ beta_star
     if np.any(s == 0):
         raise HypothesisViolation("Assumption 4.1 (continuous law: no x_k orthogonal to β*)", "some ⟨β*, x_k⟩ = 0")
-    plus = s > 0
+    plus = s > 0  # pragma: no mutate (s = 0 raised above: > and ≥ agree)
     bp = _lstsq(X[plus], y[plus], "X_+")
     bm = _lstsq(X[~plus], y[~plus], "X_−")
-    bo = _lstsq(X, y, "X")
+    bo = scipy.linalg.lstsq(X, y)[0]  # X contains X_+, so it has full column rank too
     n = len(y)
     r2 = np.where(plus, y - X @ bp, y - X @ bm)
     ro = y - X @ bo

@@ -46,7 +46,7 @@ def group_rhs(rho, N, rate=HALF):
 def ode_problem_data(rho_solution, N_solution, *, rho0_range=(0.001, 0.999), rate=HALF,
                      time_span=10.0) -> dict:
     """The `relucheck check-ode` JSON object of the group system (66) with a candidate solution."""
-    rho_s, N_s = sp.symbols("rho N", real=True)
+    rho_s, N_s = sp.symbols("rho N")
     f_rho, f_N = group_rhs(rho_s, N_s, rate)
     params = {"c": [0.05, 2.0], "P": [1.5, 100.0], "N0": [0.01, 1.5]}
     if rho0_range is not None:
@@ -57,16 +57,17 @@ def ode_problem_data(rho_solution, N_solution, *, rho0_range=(0.001, 0.999), rat
             "solution": {"rho": sp.sstr(rho_solution), "N": sp.sstr(N_solution)}, "time_span": [0, time_span]}
 
 
-def derive_scalar_system(k: int = 3):
+def derive_scalar_system(k: int = 3):  # pragma: no mutate (the identities hold for every k ≥ 2)
     """Residuals of ρ' − (c/2)(1 − ρ²) and N' − cN(ρ − N/P) along the vector ODE (exact, SymPy).
 
-    u ∈ ℝ^k symbolic, Y ∈ ℝ^k with positive entries (s = +1; s = −1 is the reflection u → u, Y → −Y
-    which leaves sY invariant), c = 2‖Y‖/n, P = p‖Y‖. Both residuals simplify to 0.
+    u ∈ ℝ^k symbolic, Y ∈ ℝ^k the labels with s = +1 (s = −1 is the reflection u → u, Y → −Y which
+    leaves sY invariant), c = 2‖Y‖/n, P = p‖Y‖. Both residuals simplify to 0. The identities are
+    algebraic in u, Y, n, p and ‖u‖ = √⟨u,u⟩, ‖Y‖ = √⟨Y,Y⟩: SymPy needs no sign assumption on the symbols.
     Returns (residual_rho, residual_N, rate) where ``rate`` is the simplified ρ'/(c(1 − ρ²)).
     """
-    u = sp.Matrix(sp.symbols(f"u1:{k + 1}", positive=True))
-    Y = sp.Matrix(sp.symbols(f"y1:{k + 1}", positive=True))
-    n_, p_ = sp.symbols("n p", positive=True)
+    u = sp.Matrix(sp.symbols(f"u1:{k + 1}"))
+    Y = sp.Matrix(sp.symbols(f"y1:{k + 1}"))
+    n_, p_ = sp.symbols("n p")  # pragma: no mutate (names show only in a failed proof)
     nu, nY = sp.sqrt((u.T * u)[0]), sp.sqrt((Y.T * Y)[0])
     du = nu / n_ * (Y - nu / p_ * u)  # the vector ODE, s = +1
     N_ = (u.T * u)[0]
@@ -111,10 +112,11 @@ def mu_closed_form(Y_norms, N, rho, n, p):
 
     Works on floats and mpmath numbers (lists over groups j). The integers n and p only meet values of the
     input's type (``2 * num / (n * p * den)``, ``Nj**1.5 / p``), never each other: ``2 / (n * p)`` alone is a
-    Python float and capped mpmath input at a double's 1e-16 relative accuracy.
+    Python float and capped mpmath input at a double's 1e-16 relative accuracy. Lists of different
+    lengths raise ``ValueError`` (zip's strict mode), not a μ of the groups they share.
     """
     num, den = 0, 0
-    for Yn, Nj, rj in zip(Y_norms, N, rho, strict=False):
+    for Yn, Nj, rj in zip(Y_norms, N, rho, strict=True):  # one (‖Y_j‖, N_j, ρ_j) per group
         R2 = group_loss_sq(Yn, Nj, rj, p)
         num += (Yn * Nj**0.5 * rj - Nj**1.5 / p) ** 2 + Nj * R2
         den += R2
