@@ -19,7 +19,8 @@ strictly active set A and tied set T the condition is
 tested exactly with the zonotope's support function along every generator and every generator's
 normal. In a cell (T = ∅) it says w = ±D̄_A; on an edge of x_k^⊥ the candidate is w = ±P_{x_k^⊥} D_A;
 on a vertex w is fixed. Every face is reached from a vertex: the faces around a vertex v are found by
-leaving v along the sums ±t_a ± t_b of the tangent directions t_a = v × x_a of its circles.
+leaving v along the sums ±t_a ± t_b of the tangent directions t_a = v × x_a of its circles (rank-one data
+in d = 3 has no vertex: its cells are the two half-spaces ±⟨x_1, w⟩ > 0).
 
 Arithmetic: the inputs are float64, hence dyadic rationals; they are scaled by one power of two to
 exact Python integers and every predicate (activation signs, ties, zonotope membership, parallelism)
@@ -32,6 +33,7 @@ arrangement, which has Θ(n^{d−1}) faces (Cover's count, eq. 12); this module 
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -73,7 +75,7 @@ def _to_int(values: np.ndarray) -> tuple[np.ndarray, int]:
 
 def _twos(p: int) -> int:
     """The exponent of the largest power of two dividing the non-zero integer p."""
-    return (p & -p).bit_length() - 1
+    return (p ^ (p - 1)).bit_length() - 1  # p ^ (p − 1) = 2^(v+1) − 1 for p = 2^v · odd (either sign)
 
 
 def _floats(rows, d: int) -> np.ndarray:
@@ -84,8 +86,8 @@ def _floats(rows, d: int) -> np.ndarray:
     is below 2^-1022 times the largest. Signs of dot products do not change under the common positive scale.
     """
     flat = [int(c) for row in rows for c in row]
-    top = 1 << max((abs(c).bit_length() for c in flat), default=0)
-    return np.array([c / top for c in flat], dtype=float).reshape(len(rows), d)
+    top = 1 << max((c.bit_length() for c in flat), default=0)  # pragma: no mutate (default: no rows, nothing to divide)
+    return np.array([c / top for c in flat]).reshape(len(rows), d)
 
 
 def _decimal(value: Fraction, digits: int) -> str:
@@ -98,7 +100,7 @@ def _nearest_float(value: Fraction) -> float:
     try:
         return float(value)
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        return math.inf if value > 0 else -math.inf  # pragma: no mutate (|value| ≥ 2^1024 here: any threshold near 0 works)
 
 
 def _sign(v) -> int:
@@ -195,44 +197,31 @@ class _Arrangement:
             out[i, k] = _sign(_dot(exact_rows[i], self.X[k]))
         return out
 
-    def D_of(self, active_mask) -> tuple:
-        """Σ_{k active} y_k x_k (scaled integers)."""
-        return tuple(int(v) for v in self.yx_obj[np.asarray(active_mask, bool)].sum(axis=0)) if np.any(active_mask) \
-            else (0,) * self.d
+    def D_of(self, active) -> tuple:
+        """Σ_{k active} y_k x_k (scaled integers); ``active`` is a boolean mask of length n (none active: 0)."""
+        return tuple(int(v) for v in self.yx_obj[active].sum(axis=0))
 
-    def vertices(self) -> tuple[list[tuple], list[bool]]:
-        """Canonical integer vectors of the vertices of the arrangement on the sphere (and whether real)."""
-        out = {}
+    def vertices(self) -> list[tuple]:
+        """Canonical integer vectors of the vertices on the sphere: ±x_k^⊥ (d = 2), ±x_i × x_j ≠ 0 (d = 3)."""
         nz = [x for x in self.X if any(x)]
-        if self.d == 2:
-            for x in nz:
-                for s in (1, -1):
-                    out[_canonical((-s * x[1], s * x[0]))] = True
-        else:
-            for i in range(len(nz)):
-                for j in range(i + 1, len(nz)):
-                    v = _cross(nz[i], nz[j])
-                    if any(v):
-                        out[_canonical(v)] = True
-                        out[_canonical(tuple(-c for c in v))] = True
-            if not out and nz:  # rank-1 data: no vertex; a point of the only circle x_1^⊥ stands in for one
-                x = nz[0]
-                e = next(e for e in ((1, 0, 0), (0, 1, 0), (0, 0, 1)) if any(_cross(x, e)))
-                v = _cross(x, e)
-                out[_canonical(v)] = False
-                out[_canonical(tuple(-c for c in v))] = False
-        return list(out), list(out.values())
+        normals = [(-x[1], x[0]) for x in nz] if self.d == 2 else [_cross(a, b) for a, b in itertools.combinations(nz, 2)]
+        out = {}
+        for v in normals:
+            if any(v):
+                out.update(dict.fromkeys((_canonical(v), _canonical(tuple(-c for c in v)))))
+        return list(out)
 
     def tangents(self, v, ties) -> list[tuple]:
-        """Directions along the circles x_k^⊥ (k tied at v), tangent to the sphere at v."""
+        """Directions ±t along the circles x_k^⊥ (k tied at v), tangent to the sphere at v: t = v × x_k (d = 3);
+        in d = 2 the tied inputs are parallel and the circle is the point v, left along ±x_k."""
         if self.d == 2:
-            return [(-v[1], v[0]), (v[1], -v[0])]
+            x = self.X[ties[0]]
+            return [x, tuple(-c for c in x)]
         ts = {}
         for k in ties:
             t = _cross(v, self.X[k])
             if any(t):
-                ts[_canonical(t)] = True
-                ts[_canonical(tuple(-c for c in t))] = True
+                ts.update(dict.fromkeys((_canonical(t), _canonical(tuple(-c for c in t)))))
         return list(ts)
 
     def in_zonotope(self, w, active, ties) -> bool:
@@ -269,20 +258,18 @@ class _Arrangement:
 
     # -- faces -------------------------------------------------------------------------------------
     def faces(self):
-        """(vertices, real flags, vertex patterns, cell patterns, edge patterns with their circle index)."""
-        verts, real = self.vertices()
-        if not verts:
-            return [], [], np.zeros((0, self.n), np.int8), {}, {}
+        """(vertices, vertex patterns, cell patterns, edge patterns), patterns keyed by their bytes."""
+        verts = self.vertices()
         Vf = _floats(verts, self.d)
         pats = self._filtered(Vf, np.zeros_like(Vf), verts)
         cells, edges = {}, {}
-        for v, is_real, pat in zip(verts, real, pats):
+        if not verts and any(self.nonzero):  # rank-1 data (d = 3): no vertex, the two half-spaces ±⟨x, w⟩ > 0
+            x = self.X[int(np.argmax(self.nonzero))]
+            for s in (x, tuple(-c for c in x)):
+                c = np.array([_sign(_dot(s, xk)) for xk in self.X], np.int8)
+                cells.setdefault(c.tobytes(), c)
+        for v, pat in zip(verts, pats):
             ties = [int(k) for k in np.flatnonzero((pat == 0) & self.nonzero)]
-            if not is_real:  # rank-1 data: the two cells are the half-spaces ±⟨x_1, w⟩ > 0
-                for x in (self.X[ties[0]], tuple(-c for c in self.X[ties[0]])):
-                    c = pat.copy()
-                    c[ties] = [_sign(_dot(x, self.X[k])) for k in ties]
-                    cells.setdefault(c.tobytes(), c)
             tans = self.tangents(v, ties)
             tie_dots = {t: [_dot(t, self.X[k]) for k in ties] for t in tans}  # ⟨t, x_k⟩ for tied k
             if self.d == 3:  # edges leaving v along each circle: ties off that circle take sign⟨t, x_k⟩
@@ -290,29 +277,29 @@ class _Arrangement:
                     e = pat.copy()
                     e[ties] = [_sign(q) for q in tie_dots[t]]
                     edges.setdefault(e.tobytes(), e)
-            pairs = [(t, None) for t in tans] if self.d == 2 else [(s_, t) for s_ in tans for t in tans]
-            for s_, t in pairs:  # cells around v, left along u = s + t (d = 3) or u = t (d = 2)
-                signs = [_sign(a + (tie_dots[t][i] if t is not None else 0)) for i, a in enumerate(tie_dots[s_])]
+            for s_, t in itertools.product(tans, repeat=2):  # cells around v, left along u = s + t (±t_a ± t_b, ±2t_a)
+                # tans is closed under negation, so {s + t} = {s − t}: the operator is not observable
+                signs = [_sign(a + b) for a, b in zip(tie_dots[s_], tie_dots[t])]  # pragma: no mutate
                 if 0 in signs:
                     continue
                 c = pat.copy()
                 c[ties] = signs
                 cells.setdefault(c.tobytes(), c)
-        return verts, real, pats, cells, edges
+        return verts, pats, cells, edges
 
     def candidate_filter(self, Cf, errC, want) -> np.ndarray:
         """Rows whose candidate direction Cf (±) can have exactly the pattern ``want`` (float filter, conservative)."""
         val = Cf @ self.Xf.T
         bound = self.SAFETY * (errC @ self.absXf.T + (self.d + 2) * U * (np.abs(Cf) @ self.absXf.T)) + 1e-300
-        agree = (want * val > -bound) | ((want == 0) & (np.abs(val) <= bound))
-        agree &= ~((want == 0) & (np.abs(val) > bound))
-        return np.all(agree | ~self.nonzero[None, :], axis=1)
+        agree = np.where(want == 0, np.abs(val) <= bound, want * val > -bound)
+        return np.all(agree | ~self.nonzero, axis=1)
 
 
-def _validate(X, y) -> tuple[np.ndarray, np.ndarray]:
+def _validate(X, y=None) -> tuple[np.ndarray, np.ndarray]:
+    """X and y as float64 arrays, checked; y=None (count_cells: no labels) gives zero labels."""
     try:
         X = np.asarray(X, dtype=float)
-        y = np.asarray(y, dtype=float)
+        y = np.zeros(X.shape[:1]) if y is None else np.asarray(y, dtype=float)
     except (TypeError, ValueError) as exc:
         raise RelucheckInputError(f"inputs and labels must be arrays of numbers: {exc}") from exc
     if X.ndim != 2 or X.shape[0] == 0:
@@ -337,18 +324,17 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
     """
     X, y = _validate(X, y)
     arr = _Arrangement(X, y)
-    verts, real, pats, cells, edges = arr.faces()
+    verts, pats, cells, edges = arr.faces()
     found: dict[tuple, ExtremalVector] = {}
-    for v, is_real, pat in zip(verts, real, pats):
-        if is_real:
-            ev = arr.extremal_at(v, "vertex", pat)
-            if ev is not None:
-                found[v] = ev
+    for v, pat in zip(verts, pats):
+        ev = arr.extremal_at(v, "vertex", pat)
+        if ev is not None:
+            found[v] = ev
     err_sum = (arr.n + 3) * U
 
     def record(w, kind, face_pattern):
         """Keep the exact candidate w if its own activation pattern is the face's and it is extremal there."""
-        if any(w) and w not in found:
+        if w not in found:  # w = 0 has the all-tied pattern, no face's but a rank-1 edge's, where it gives no vector
             pat = arr.pattern(w)
             if np.array_equal(pat, face_pattern):
                 ev = arr.extremal_at(w, kind, pat)
@@ -357,15 +343,16 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
 
     if cells:  # cells: w = ±D_A, valid when w's own pattern is the cell's
         M = np.array(list(cells.values()))
-        A = (M > 0).astype(float)
+        A = M == 1
         Df, errD = A @ arr.YXf, err_sum * (A @ np.abs(arr.YXf))
-        for sgn in (1, -1):
-            for i in np.flatnonzero(arr.candidate_filter(sgn * Df, errD, M)):
-                record(_canonical(tuple(sgn * c for c in arr.D_of(M[i] > 0))), "cell", M[i])
+        for neg in (False, True):
+            for i in np.flatnonzero(arr.candidate_filter(-Df if neg else Df, errD, M)):
+                D = arr.D_of(A[i])
+                record(_canonical(tuple(-c for c in D) if neg else D), "cell", M[i])
     if edges:  # edges of a circle x_k^⊥: w = ±P_{x_k^⊥} D_A = ±(‖x_k‖² D_A − ⟨D_A, x_k⟩ x_k)
         M = np.array(list(edges.values()))
         circle = np.array([np.flatnonzero((e == 0) & arr.nonzero)[0] for e in M])
-        A = (M > 0).astype(float)
+        A = M == 1
         Df, errD = A @ arr.YXf, err_sum * (A @ np.abs(arr.YXf))
         xk = arr.Xf[circle]
         kk = (xk * xk).sum(1, keepdims=True)
@@ -373,12 +360,12 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
         err_dk = (errD * np.abs(xk)).sum(1, keepdims=True) + (arr.d + 2) * U * (np.abs(Df) * np.abs(xk)).sum(1, keepdims=True)
         Pf = kk * Df - dk * xk
         errP = kk * errD + np.abs(xk) * err_dk + (arr.d + 4) * U * (kk * np.abs(Df) + np.abs(dk) * np.abs(xk))
-        for sgn in (1, -1):
-            for i in np.flatnonzero(arr.candidate_filter(sgn * Pf, errP, M)):
-                x = arr.X[circle[i]]
-                DA = arr.D_of(M[i] > 0)
+        for neg in (False, True):
+            for i in np.flatnonzero(arr.candidate_filter(-Pf if neg else Pf, errP, M)):
+                x, DA = arr.X[circle[i]], arr.D_of(A[i])
                 k2, d2 = _dot(x, x), _dot(DA, x)
-                record(_canonical(tuple(sgn * (k2 * a - d2 * b) for a, b in zip(DA, x))), "edge", M[i])
+                P = tuple(k2 * a - d2 * b for a, b in zip(DA, x))
+                record(_canonical(tuple(-c for c in P) if neg else P), "edge", M[i])
     return sorted(found.values(), key=lambda e: (e.type != "max", -sum(c * c for c in e.exact)))
 
 
@@ -389,6 +376,5 @@ def cover_count(n: int, d: int) -> int:
 
 def count_cells(X) -> int:
     """Number of distinct strict activation patterns (cells) of the data's arrangement, exactly (d = 2, 3)."""
-    X = np.asarray(X, dtype=float)
-    X, _ = _validate(X, np.zeros(X.shape[0] if X.ndim else 0))
-    return len(_Arrangement(X, np.zeros(X.shape[0])).faces()[3])
+    X, y = _validate(X)
+    return len(_Arrangement(X, y).faces()[2])
