@@ -186,12 +186,17 @@ class _Arrangement:
     # -- exact helpers ---------------------------------------------------------------------------
     def pattern(self, w) -> np.ndarray:
         """sign⟨w, x_k⟩ (int8, length n) for an integer vector w, exactly (filtered)."""
-        return self._filtered(_floats([w], self.d), np.zeros((1, self.d)), [w])[0]
+        return self._filtered(_floats([w], self.d), [w])[0]
 
-    def _filtered(self, Wf, errW, exact_rows) -> np.ndarray:
-        """Signs of Wf @ Xfᵀ; Wf approximates integer rows (``exact_rows`` gives them lazily) within errW."""
-        val = Wf @ self.Xf.T
-        bound = self.SAFETY * (errW @ self.absXf.T + (self.d + 2) * U * (np.abs(Wf) @ self.absXf.T)) + 1e-300
+    def _dots(self, Cf, errC) -> tuple[np.ndarray, np.ndarray]:
+        """Float values of Cf @ Xᵀ (rows Cf within errC of exact rows, scaled) and a bound on their error:
+        SAFETY·(errC·|x| + (d+2)·u·|c|·|x|), plus 1e-300 for products below float64's range (underflow)."""
+        val = Cf @ self.Xf.T
+        return val, self.SAFETY * (errC @ self.absXf.T + (self.d + 2) * U * (np.abs(Cf) @ self.absXf.T)) + 1e-300
+
+    def _filtered(self, Wf, exact_rows) -> np.ndarray:
+        """Signs of Wf @ Xfᵀ, Wf the exact float images of integer rows (``exact_rows`` gives them lazily)."""
+        val, bound = self._dots(Wf, np.zeros_like(Wf))
         out = np.sign(val).astype(np.int8)
         for i, k in zip(*np.nonzero(np.abs(val) <= bound)):
             out[i, k] = _sign(_dot(exact_rows[i], self.X[k]))
@@ -261,7 +266,7 @@ class _Arrangement:
         """(vertices, vertex patterns, cell patterns, edge patterns), patterns keyed by their bytes."""
         verts = self.vertices()
         Vf = _floats(verts, self.d)
-        pats = self._filtered(Vf, np.zeros_like(Vf), verts)
+        pats = self._filtered(Vf, verts)
         cells, edges = {}, {}
         if not verts and any(self.nonzero):  # rank-1 data (d = 3): no vertex, the two half-spaces ±⟨x, w⟩ > 0
             x = self.X[int(np.argmax(self.nonzero))]
@@ -289,8 +294,7 @@ class _Arrangement:
 
     def candidate_filter(self, Cf, errC, want) -> np.ndarray:
         """Rows whose candidate direction Cf (±) can have exactly the pattern ``want`` (float filter, conservative)."""
-        val = Cf @ self.Xf.T
-        bound = self.SAFETY * (errC @ self.absXf.T + (self.d + 2) * U * (np.abs(Cf) @ self.absXf.T)) + 1e-300
+        val, bound = self._dots(Cf, errC)
         agree = np.where(want == 0, np.abs(val) <= bound, want * val > -bound)
         return np.all(agree | ~self.nonzero, axis=1)
 
