@@ -338,7 +338,7 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
 
     def record(w, kind, face_pattern):
         """Keep the exact candidate w if its own activation pattern is the face's and it is extremal there."""
-        if w not in found:  # w = 0 has the all-tied pattern, no face's but a rank-1 edge's, where it gives no vector
+        if any(w) and w not in found:  # w = 0 (D_A = 0 or D_A ∥ x_k) is no direction: no pattern to compute
             pat = arr.pattern(w)
             if np.array_equal(pat, face_pattern):
                 ev = arr.extremal_at(w, kind, pat)
