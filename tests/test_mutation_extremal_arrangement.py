@@ -2,8 +2,8 @@
 
 `theory.extremal_vectors` (paper A, Definition 2.1): the enumeration against an exact oracle that finds the faces in
 another way (arcs of each circle sorted by angle, cells as the two sides of an arc, Clarke condition by the
-vertices of {η ∈ [0,1]^T : Σ η_k y_k x_k = b}), the float filters against exact integer signs (sound on data that underflow, effective on generic data),
-and the documented dtypes and input handling.
+vertices of {η ∈ [0,1]^T : Σ η_k y_k x_k = b}), the float filters against exact integer signs (sound on data that
+underflow or cancel, effective on generic data), and the documented dtypes and input handling.
 """
 import itertools
 import math
@@ -260,8 +260,8 @@ def test_candidate_filter_keeps_a_candidate_whose_dots_underflow():
 
 def test_candidate_filter_keeps_a_near_orthogonal_candidate():
     # ⟨c, x⟩ = 2^52 − (2^52 − 1) = 1 exactly (and in float64), while |c|·|x| ≈ 2^53: the value is below the
-    # rounding bound 4·(d+2)·u·|c|·|x| ≈ 20, but its sign is right, so the candidate with pattern (+1, +1) must pass (and (−1, +1) must too: the filter
-    # cannot tell); a candidate whose second sign is clearly wrong is rejected
+    # rounding bound 4·(d+2)·u·|c|·|x| ≈ 20, but its sign is right, so the candidate with pattern (+1, +1) must
+    # pass (and (−1, +1) must too: the filter cannot tell); a candidate whose second sign is clearly wrong is rejected
     X = np.array([[2.0**52, 1.0, 0.0], [0.0, 0.0, 1.0]])
     arr = ev._Arrangement(X, np.ones(2))
     c = (1, -(2**52) + 1, 1)
@@ -354,3 +354,27 @@ def test_sums_of_large_products_are_exact(d):
     assert np.all(np.abs(X.astype(float) * y[:, None]) < 2.0**63)
     found, cells, _ = oracle(X.tolist(), y.tolist())
     assert found and enumerated(X, y) == found
+
+
+def test_rank_one_data_with_a_zero_input_first():
+    # d = 3, x_k = c_k u or 0: no vertex; the two cells are ±⟨u, w⟩ > 0, whichever input comes first
+    X = [[0, 0, 0], [1, 2, 0], [-2, -4, 0], [3, 6, 0]]
+    y = [5, 1, 2, -1]
+    found, cells, _ = oracle(X, y)
+    assert cells == {(0, 1, -1, 1), (0, -1, 1, -1)} and found
+    assert enumerated(X, y) == found
+    assert ev.count_cells(np.array(X, float)) == 2
+
+
+def test_cell_candidate_with_cancelling_sums_is_kept():
+    # n = 2, y = (1, 1), x_1 = −x_0 + e: D_A = x_0 + x_1 = e is far shorter than |x_0| + |x_1| (≈ 2^27), and
+    # ⟨e, x_0⟩ = 1, ⟨e, x_1⟩ = 10: w = e lies in the cell where both inputs are active, so D = e/2 is a max vector.
+    # Its float value ⟨e, x_0⟩ = 1 is below the bound of the rounding error of the sum (~ n·u·(|x_0|+|x_1|)·|x_0| ≈
+    # 4 for n = 2), which must be ≥ 0 however small n is
+    e = (1, -1, 3)
+    x0 = (2**26 + 1, 2**26, 0)
+    x1 = tuple(-a + b for a, b in zip(x0, e))
+    assert (_dot(e, x0), _dot(e, x1)) == (1, 10)
+    found, _, _ = oracle([x0, x1], [1, 1])
+    assert ("cell", "max", (Fraction(1, 2), Fraction(-1, 2), Fraction(3, 2))) in found
+    assert enumerated([x0, x1], [1, 1]) == found

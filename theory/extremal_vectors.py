@@ -198,7 +198,8 @@ class _Arrangement:
         """Signs of Wf @ Xfᵀ, Wf the exact float images of integer rows (``exact_rows`` gives them lazily)."""
         val, bound = self._dots(Wf, np.zeros_like(Wf))
         out = np.sign(val).astype(np.int8)
-        for i, k in zip(*np.nonzero(np.abs(val) <= bound)):
+        # pragma below: at |val| = bound (> 4× the error) the float sign is right too, so < and ≤ agree
+        for i, k in zip(*np.nonzero(np.abs(val) <= bound)):  # pragma: no mutate
             out[i, k] = _sign(_dot(exact_rows[i], self.X[k]))
         return out
 
@@ -252,14 +253,15 @@ class _Arrangement:
         if not self.in_zonotope(w, active, ties):
             return None
         g = _dot(self.D_of(active), w)  # n‖w‖ G_n(w̄) · 2^{sx+sy}
-        if g == 0:
+        kind = {1: "max", -1: "min"}.get(_sign(g))
+        if kind is None:
             return None  # the zero vector: extremal but not listed
         wf = _floats([w], self.d)[0]
         wf /= np.linalg.norm(wf)
         unit = Fraction(2) ** -(self.sx + self.sy) / (self.n * _dot(w, w))
         exact = tuple(g * c * unit for c in w)  # D = G_n(w̄) w̄ = ⟨D_A, w⟩ w/(n‖w‖²), in the data's units
         vec = np.array([_nearest_float(c) for c in exact])  # rounded once
-        return ExtremalVector(wf, vec, "max" if g > 0 else "min", face, ties, exact)
+        return ExtremalVector(wf, vec, kind, face, ties, exact)
 
     # -- faces -------------------------------------------------------------------------------------
     def faces(self):
@@ -271,7 +273,7 @@ class _Arrangement:
         if not verts and any(self.nonzero):  # rank-1 data (d = 3): no vertex, the two half-spaces ±⟨x, w⟩ > 0
             x = self.X[int(np.argmax(self.nonzero))]
             for s in (x, tuple(-c for c in x)):
-                c = np.array([_sign(_dot(s, xk)) for xk in self.X], np.int8)
+                c = self.pattern(s)
                 cells.setdefault(c.tobytes(), c)
         for v, pat in zip(verts, pats):
             ties = [int(k) for k in np.flatnonzero((pat == 0) & self.nonzero)]
@@ -295,7 +297,10 @@ class _Arrangement:
     def candidate_filter(self, Cf, errC, want) -> np.ndarray:
         """Rows whose candidate direction Cf (±) can have exactly the pattern ``want`` (float filter, conservative)."""
         val, bound = self._dots(Cf, errC)
-        agree = np.where(want == 0, np.abs(val) <= bound, want * val > -bound)
+        # pragma below: at |val| = bound the exact value is not 0 (the error is < bound/4), so < for ≤ only rejects
+        # a candidate whose exact check would reject it
+        tie_ok = np.abs(val) <= bound  # pragma: no mutate
+        agree = np.where(want == 0, tie_ok, want * val > -bound)
         return np.all(agree | ~self.nonzero, axis=1)
 
 
@@ -361,9 +366,14 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
         xk = arr.Xf[circle]
         kk = (xk * xk).sum(1, keepdims=True)
         dk = (Df * xk).sum(1, keepdims=True)
-        err_dk = (errD * np.abs(xk)).sum(1, keepdims=True) + (arr.d + 2) * U * (np.abs(Df) * np.abs(xk)).sum(1, keepdims=True)
+        # pragma on the next four lines: rounding bounds of P_{x_k⊥} D_A's float image (first order, then ×SAFETY in
+        # candidate_filter); a looser one only sends more candidates to the exact check, and no data found by a
+        # search (near-parallel 2^20…2^26 integers) gets a float error past a tightened one
+        err_dk = (errD * np.abs(xk)).sum(1, keepdims=True)  # pragma: no mutate
+        err_dk += (arr.d + 2) * U * (np.abs(Df) * np.abs(xk)).sum(1, keepdims=True)  # pragma: no mutate
         Pf = kk * Df - dk * xk
-        errP = kk * errD + np.abs(xk) * err_dk + (arr.d + 4) * U * (kk * np.abs(Df) + np.abs(dk) * np.abs(xk))
+        errP = kk * errD + np.abs(xk) * err_dk  # pragma: no mutate
+        errP += (arr.d + 4) * U * (kk * np.abs(Df) + np.abs(dk) * np.abs(xk))  # pragma: no mutate
         for neg in (False, True):
             for i in np.flatnonzero(arr.candidate_filter(-Pf if neg else Pf, errP, M)):
                 x, DA = arr.X[circle[i]], arr.D_of(A[i])
