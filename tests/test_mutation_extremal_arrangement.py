@@ -378,3 +378,25 @@ def test_cell_candidate_with_cancelling_sums_is_kept():
     found, _, _ = oracle([x0, x1], [1, 1])
     assert ("cell", "max", (Fraction(1, 2), Fraction(-1, 2), Fraction(3, 2))) in found
     assert enumerated([x0, x1], [1, 1]) == found
+
+
+def test_decimal_is_correctly_rounded_next_to_half_way_points():
+    # h = 1 + 5·10^-17 is half-way between the 17-digit decimals 1.0000000000000000 and 1.0000000000000001: a value
+    # 10^-40 above it rounds up, one below rounds down (a binary approximation with 27 digits cannot tell them apart)
+    h = 1 + Fraction(5, 10**17)
+    tiny = Fraction(1, 10**40)
+    assert ev._decimal(h + tiny, 17) == "1.0000000000000001"
+    assert ev._decimal(h - tiny, 17) == "1.0"
+    assert ev._decimal(-(h + tiny), 17) == "-1.0000000000000001"
+    # exactly half-way: away from zero, as mpmath does for binary values (0.125 → 0.13); 9.9995 → 10.0 (4 digits)
+    assert ev._decimal(Fraction(1, 8), 2) == "0.13" and ev._decimal(Fraction(-3, 8), 2) == "-0.38"
+    assert ev._decimal(Fraction(99995, 10000), 4) == "10.0"
+    assert ev._decimal(Fraction(99994999, 10**7), 4) == "9.999"
+    # powers of ten and their neighbours, at any exponent
+    assert ev._decimal(Fraction(10**5), 3) == "1.0e+5" and ev._decimal(Fraction(1, 10**5), 3) == "1.0e-5"
+    assert ev._decimal(Fraction(10**5) - tiny, 3) == "1.0e+5" and ev._decimal(Fraction(10**5) - 600, 3) == "9.94e+4"
+    assert ev._decimal(Fraction(999, 10**403), 2) == "1.0e-400" and ev._decimal(Fraction(0), 5) == "0.0"
+    assert ev._decimal(Fraction(123456789, 10**5), 30) == "1234.56789"
+    # 2/3 · 10^7 = 6666666.666…: the first digits, the last one rounded up (mpmath's notation: fixed up to `digits`)
+    assert [ev._decimal(Fraction(2, 3) * 10**7, k) for k in (1, 2, 5, 17, 25)] == \
+        ["7.0e+6", "6.7e+6", "6.6667e+6", "6666666.6666666667", "6666666.666666666666666667"]

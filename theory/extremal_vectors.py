@@ -91,8 +91,18 @@ def _floats(rows, d: int) -> np.ndarray:
 
 
 def _decimal(value: Fraction, digits: int) -> str:
-    """An exact rational as a decimal with ``digits`` significant digits, at any exponent (mpmath)."""
-    with mpmath.workdps(digits + 10):
+    """An exact rational as a decimal with ``digits`` significant digits, at any exponent.
+
+    Rounded exactly (half away from zero, as mpmath rounds binary values), then written by mpmath's ``nstr``:
+    rounding a binary approximation instead misrounds values within its error of a half-way point.
+    """
+    a = abs(value)
+    if a:
+        e = len(str(a.numerator)) - len(str(a.denominator))  # 10^(e−1) < a < 10^(e+1)
+        e -= a < Fraction(10) ** e  # pragma: no mutate (at a = 10^e, e − 1 gives 10^digits · 10^(e−digits) = a too)
+        scale = Fraction(10) ** (digits - 1 - e)
+        value = _sign(value) * math.floor(a * scale + Fraction(1, 2)) / scale
+    with mpmath.workdps(digits + 10):  # pragma: no mutate (value has ``digits`` significant digits: any margin works)
         return mpmath.nstr(mpmath.mpf(value.numerator) / value.denominator, digits)
 
 
