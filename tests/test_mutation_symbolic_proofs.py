@@ -215,3 +215,27 @@ def test_mu_closed_form_refuses_lists_of_different_lengths():
     R2 = 1 - 2 * 0.25 * 0.5 / 2 + 0.0625 / 4
     expected = 2 * ((0.5 * 0.5 - 0.125 / 2) ** 2 + 0.25 * R2) / (6 * 2 * R2)
     assert cf.mu_closed_form([1.0], [0.25], [0.5], 6, 2) == pytest.approx(expected, rel=4 * EPS)
+
+
+def test_a_component_reached_while_alpha_plus_v_is_negative_is_an_event():
+    # z = (0.2, 2.0), both labels against s: α + v = 1 − 2.2/√2 < 0, so F rises to a finite maximum (≈ 0.364·√2…);
+    # component 0's target 0.2·√2 ≈ 0.283 lies below it and is reached (the time checked against mpmath.expm)
+    mpmath.mp.dps = 30
+    g, y = [0.2, 2.0], [-1.0, -1.0]
+    with pytest.raises(ValueError, match="stops growing"):  # component 1 then never reaches 0
+        fj.linear_phase(g, y, 1.0)
+    phase = fj.linear_phase(g, y, 1.0, t_end=1.0)
+    exact = exact_first_event(g, y, 1.0, 0)
+    assert phase.events == [pytest.approx(float(exact), rel=1e-12)]  # brentq's 1e-15 + 4ε·dt, far below 1e-12
+
+
+def test_a_wrong_sign_component_that_never_reaches_zero_is_a_value_error():
+    # off orthonormal data: z = 2, y = −1, s = 1 gives α + v = 1 − 2 < 0 and sup F = F(atanh(1/2)) ≈ 0.268 < 2,
+    # so z never reaches 0 and κ ≤ 0 (α(t) → −∞); this was an OverflowError from the doubling search
+    with pytest.raises(ValueError, match=r"stops growing: α \+ ⟨b̂, z⟩ = -1 ≤ 0 .*components \[0\] never reach 0"):
+        fj.linear_phase([2.0], [-1.0], 1.0)
+    # at a finite t_end the state is still defined: by the matrix exponential, no event
+    phase = fj.linear_phase([2.0], [-1.0], 1.0, t_end=0.5)
+    alpha, z = exact_segment(mpmath.mpf(1), [mpmath.mpf(2)], [mpmath.mpf(-1)], [True], mpmath.mpf("0.5"))
+    assert phase.events == [] and phase.alpha == pytest.approx(float(alpha), rel=1e-14)
+    assert phase.z[0] == pytest.approx(float(z[0]), rel=1e-14)

@@ -91,14 +91,22 @@ def linear_phase(g_data, y, s: float, t_end: float = math.inf) -> LinearPhase:
         if wrong.size == 0 and math.isinf(t_end):
             return LinearPhase(alpha, z, events, math.exp(-beta * t) * (alpha + v) / 2.0)
         hits = []
+        # F' = β(α cosh + v sinh): F is unbounded when α + v > 0; otherwise it rises to sup_F and a
+        # component whose target is not below sup_F never reaches 0 (only possible off orthonormal data)
+        sup_F = math.inf if alpha + v > 0 else alpha if v == -alpha else F(math.atanh(-alpha / v) / beta)
         for i in wrong:  # z_i + b̂_i F(dt) = 0
             target = -z[i] / bh[i]
+            if target >= sup_F:
+                continue
             # any start of the doubling brackets the one root (F increases): start and `<` are unobservable
             hi = 1.0 / beta  # pragma: no mutate
             while F(hi) < target:  # pragma: no mutate
                 hi *= 2.0
             hits.append(brentq(lambda dt, target=target: F(dt) - target, 0.0, hi, xtol=1e-15))
         dt = min(hits, default=math.inf)
+        if dt == math.inf and math.isinf(t_end):
+            raise ValueError(f"the neuron stops growing: α + ⟨b̂, z⟩ = {alpha + v:.6g} ≤ 0 while the wrong-sign "
+                             f"components {wrong.tolist()} never reach 0, so κ ≤ 0 (g_data not of an orthonormal instance?)")
         last = t + dt >= t_end
         if last:
             dt = t_end - t
