@@ -99,7 +99,8 @@ def _decimal(value: Fraction, digits: int) -> str:
     a = abs(value)
     if a:
         e = len(str(a.numerator)) - len(str(a.denominator))  # 10^(e−1) < a < 10^(e+1)
-        e -= a < Fraction(10) ** e  # pragma: no mutate (at a = 10^e, e − 1 gives 10^digits · 10^(e−digits) = a too)
+        below = a < Fraction(10) ** e  # pragma: no mutate (≤ is the same: a = 10^e with e − 1 is rounded to a too)
+        e -= below
         scale = Fraction(10) ** (digits - 1 - e)
         value = _sign(value) * math.floor(a * scale + Fraction(1, 2)) / scale
     with mpmath.workdps(digits + 10):  # pragma: no mutate (value has ``digits`` significant digits: any margin works)
