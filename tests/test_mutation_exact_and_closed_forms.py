@@ -219,3 +219,94 @@ def test_register_paper_rejects_empty_titles(papers, bad):
         register_paper("Mine", bad)
     assert str(info.value) == f"paper Mine: the title must be a non-empty string, got {bad!r}"
     assert "Mine" not in papers
+
+
+# -- sup_w ‖D_n(w) − t‖ over the circle, exactly (theory/sup_deviation.py) -----------------------------------------
+
+U = 2.0**-53
+
+
+def sup_exact_squared(X, y, target):
+    """max over the open arcs of ‖D_n(w) − t‖², in rationals (float inputs are dyadic). The arcs are bounded by the
+    directions ±x_k^⊥; the sum u + v of two consecutive boundary directions (angle < π apart) lies inside their
+    arc, and when all inputs are collinear (two arcs of angle π) ±x_k do. So the candidates u + v (all pairs) and
+    ±x_k that lie on no boundary line are points of arcs, and every arc holds one of them."""
+    X = [(Fraction(a), Fraction(b)) for a, b in X]
+    y = [Fraction(v) for v in y]
+    t = [Fraction(v) for v in target]
+    n = len(y)
+    nz = [x for x in X if x != (0, 0)]
+    if not nz:
+        return t[0] ** 2 + t[1] ** 2
+    dirs = [(b, -a) for a, b in nz] + [(-b, a) for a, b in nz]
+    cands = [(u[0] + v[0], u[1] + v[1]) for u in dirs for v in dirs] + nz + [(-a, -b) for a, b in nz]
+    best = None
+    for w in cands:
+        dots = [w[0] * a + w[1] * b for a, b in X]
+        if any(d == 0 for d, x in zip(dots, X) if x != (0, 0)) or w == (0, 0):
+            continue
+        D = [sum((y[k] * X[k][c] for k in range(n) if dots[k] > 0), Fraction(0)) / n for c in (0, 1)]
+        val = (D[0] - t[0]) ** 2 + (D[1] - t[1]) ** 2
+        best = val if best is None else max(best, val)
+    return best
+
+
+def tolerance(X, y, target):
+    """value0 sums ≤ n terms and the sweep adds ≤ 2n steps y_k x_k/n, so each component of an arc value errs by
+    ≤ 3n·u·2S (S = Σ|y_k|‖x_k‖/n bounds each of the two sums' absolute terms; Higham §4.2, first order); the target
+    adds u‖t‖ and the norm 2u relative: √2·(6n + 4)·u·(S + ‖t‖) ≤ 8(n + 2)·u·(S + ‖t‖)."""
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    S = np.sum(np.abs(y) * np.linalg.norm(X, axis=1)) / len(y)
+    return 8 * (len(y) + 2) * U * (S + np.linalg.norm(target))
+
+
+def check_sup(X, y, target):
+    want = float(mpmath.sqrt(mpmath.mpf(sup_exact_squared(X, y, target).numerator)
+                             / sup_exact_squared(X, y, target).denominator))
+    got = sup_deviation_2d(np.array(X, float), np.array(y, float), target)
+    assert abs(got - want) <= tolerance(X, y, target) + 2 * U * want, (got, want)
+
+
+# angle offsets far below CLUSTER = 1e-12: E50 is below the 3e-15 error bound of the float angles, E55 below one
+# ulp of an angle near π/2 (2.2e-16), so the float angles of two events tie and only the exact order is right
+E44, E50, E55 = 2.0**-44, 2.0**-50, 2.0**-55
+
+
+@pytest.mark.parametrize("eps", [E50, E55])
+@pytest.mark.parametrize("X, y", [
+    # a nearly antiparallel pair (angle 2^-50, float angles equal or misordered), in both row orders and
+    # both orientations: on the tiny arc where both are active D = ((1, 0) + (1, −2^-50))/2, ‖D‖ ≈ 1
+    ([[1.0, 0.0], [-1.0, E50]], [1.0, -1.0]),
+    ([[-1.0, E50], [1.0, 0.0]], [-1.0, 1.0]),
+    ([[-1.0, 0.0], [1.0, -E50]], [1.0, -1.0]),
+    ([[1.0, -E50], [-1.0, 0.0]], [-1.0, 1.0]),
+    ([[0.0, 1.0], [E50, -1.0]], [1.0, -1.0]),
+    ([[E50, -1.0], [0.0, 1.0]], [-1.0, 1.0]),
+    # nearly parallel pairs: a tiny arc where only one of them is active (value ½, the rest ≤ ¼)
+    ([[1.0, 0.0], [1.0, E50]], [1.0, -0.5]),
+    ([[1.0, E50], [1.0, 0.0]], [-0.5, 1.0]),
+    ([[1.0, 0.0], [1.0, -E50]], [1.0, -0.5]),
+    ([[1.0, -E50], [1.0, 0.0]], [-0.5, 1.0]),
+    # three events at one point with a fourth 2^-50 away, and a parallel/antiparallel mix at 2^-44
+    ([[1.0, 0.0], [2.0, 0.0], [-1.0, E50]], [1.0, 1.0, -2.0]),
+    ([[-1.0, E50], [2.0, 0.0], [1.0, 0.0]], [-2.0, 1.0, 1.0]),
+    ([[-3.0, 0.0], [1.0, 0.0], [1.0, E50], [1.0, -E50]], [1.0, 1.0, -1.0, 2.0]),
+    ([[1.0, 0.0], [-1.0, E44], [1.0, E44], [-2.0, 0.0], [0.0, 1.0]], [1.0, -1.0, 0.5, 2.0, -1.0]),
+])
+def test_sup_deviation_of_near_coincident_events_against_exact_arcs(X, y, eps):
+    X = [[a if abs(a) != E50 else np.sign(a) * eps, b if abs(b) != E50 else np.sign(b) * eps] for a, b in X]
+    for target in ([0.0, 0.0], [0.5, -0.25]):
+        check_sup(X, y, target)
+        check_sup([[-a, -b] for a, b in X], y, target)
+
+
+offsets = st.sampled_from([0.0, E55, -E55, E50, -E50, E44, -E44])
+coord = st.tuples(st.integers(-3, 3), offsets).map(lambda p: p[0] + p[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(coord, coord, st.integers(-3, 3).map(lambda v: v / 2)), min_size=1, max_size=6),
+       st.tuples(st.integers(-2, 2), st.integers(-2, 2)).map(lambda p: [p[0] / 4, p[1] / 4]))
+def test_sup_deviation_against_exact_arcs(rows, target):
+    """Integer inputs perturbed by 2^-50 or 2^-44: parallel, antiparallel and float-indistinguishable events."""
+    check_sup([r[:2] for r in rows], [r[2] for r in rows], target)

@@ -36,13 +36,10 @@ def _cross(u, v) -> Fraction:
     return Fraction(u[0]) * Fraction(v[1]) - Fraction(u[1]) * Fraction(v[0])
 
 
-def _sign(v) -> int:
-    return (v > 0) - (v < 0)
-
-
 def _exact_run(V, idx) -> tuple[list, list]:
     """Events ``idx`` of a short arc (< π) in exact counter-clockwise order, and whether each ends a group."""
-    ordered = sorted(idx, key=cmp_to_key(lambda a, b: _sign(_cross(V[b], V[a]))))
+    # a before b iff b is counter-clockwise of a: cross(b, a) < 0 (cmp_to_key only asks whether cmp < 0)
+    ordered = sorted(idx, key=cmp_to_key(lambda a, b: _cross(V[b], V[a])))
     ends = [_cross(V[a], V[b]) != 0 for a, b in zip(ordered, ordered[1:])] + [True]
     return ordered, ends
 
@@ -65,16 +62,19 @@ def sup_deviation_2d(X, y, target) -> float:
     gaps = np.diff(np.r_[angle[order], angle[order[0]] + 2 * np.pi])  # gap after each event (the last wraps)
     start = int(np.argmax(gaps)) + 1  # sweep from the end of the largest gap (≥ π/n > CLUSTER)
     order, gaps = np.roll(order, -start), np.roll(gaps, -start)
-    mid = angle[order[-1]] + gaps[-1] / 2  # a point of the largest gap's arc, far from every boundary
-    value0 = (((Xk @ [np.cos(mid), np.sin(mid)]) > 0) * yk) @ Xk / n
+    # any point inside the largest gap's arc serves (its middle is far from every boundary): / 3 would do as well
+    mid = angle[order[-1]] + gaps[-1] / 2  # pragma: no mutate
+    active0 = Xk @ [np.cos(mid), np.sin(mid)] > 0  # pragma: no mutate  (no ⟨mid, x_k⟩ is 0: > and ≥ agree)
+    value0 = (active0 * yk) @ Xk / n
     order, group_end = list(order), [True] * len(order)
     i = 0
-    while i < len(order) - 1:  # runs of float-close events: exact order, one step per exact point
+    while i < len(order):  # runs of float-close events (a single event is a run): exact order, one step per point
         j = i
-        while j < len(order) - 1 and gaps[j] <= CLUSTER:
+        # the last gap (the largest, ≥ π/n > CLUSTER) ends every run; a gap of exactly CLUSTER is a true gap
+        # (≫ the 3e-15 float error), exact or float order alike, so < and ≤ agree
+        while gaps[j] <= CLUSTER:  # pragma: no mutate
             j += 1
-        if j > i:
-            order[i:j + 1], group_end[i:j + 1] = _exact_run(V, order[i:j + 1])
+        order[i:j + 1], group_end[i:j + 1] = _exact_run(V, order[i:j + 1])
         i = j + 1
     values = value0 + np.cumsum(steps[order], axis=0)[np.array(group_end)]  # D_n on the arc after each point
     return float(np.max(np.linalg.norm(np.vstack([value0, values]) - target, axis=1)))
