@@ -66,7 +66,7 @@ def sup_deviation_2d(X, y, target) -> float:
     mid = angle[order[-1]] + gaps[-1] / 2  # pragma: no mutate
     active0 = Xk @ [np.cos(mid), np.sin(mid)] > 0  # pragma: no mutate  (no ⟨mid, x_k⟩ is 0: > and ≥ agree)
     value0 = (active0 * yk) @ Xk / n
-    order, group_end = list(order), [True] * len(order)
+    ordered, group_end = [], []  # the events in exact order; whether each ends the events of its point
     i = 0
     while i < len(order):  # runs of float-close events (a single event is a run): exact order, one step per point
         j = i
@@ -74,7 +74,9 @@ def sup_deviation_2d(X, y, target) -> float:
         # (≫ the 3e-15 float error), exact or float order alike, so < and ≤ agree
         while gaps[j] <= CLUSTER:  # pragma: no mutate
             j += 1
-        order[i:j + 1], group_end[i:j + 1] = _exact_run(V, order[i:j + 1])
+        run, ends = _exact_run(V, order[i:j + 1])
+        ordered += run
+        group_end += ends
         i = j + 1
-    values = value0 + np.cumsum(steps[order], axis=0)[np.array(group_end)]  # D_n on the arc after each point
+    values = value0 + np.cumsum(steps[ordered], axis=0)[np.array(group_end)]  # D_n on the arc after each point
     return float(np.max(np.linalg.norm(np.vstack([value0, values]) - target, axis=1)))
