@@ -49,8 +49,8 @@ class Outcome:
         return self
 
 
-def _max_abs(x) -> float:
-    arr = np.asarray(x, dtype=float)
+def _max_abs(arr: np.ndarray) -> float:
+    """max |arr| of a float array (0 for an empty one)."""
     return float(np.max(np.abs(arr))) if arr.size else 0.0
 
 
