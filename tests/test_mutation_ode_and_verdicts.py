@@ -120,3 +120,15 @@ def test_bullet_one_holds_at_equality():
 def test_proof_step_at_eps_zero_is_an_equality_not_a_violation():
     # ε = 0: both sides are 1^n, so the step (1 − 4(ε/n)^{3 log 2})^n ≤ (1 − 4ε/n)^n holds
     assert proof_step_violations([10, 1000], [0.0]) == []
+
+
+# -- ode_problem -------------------------------------------------------------------------------------------------------
+
+def test_safe_parse_checks_every_token_of_a_multi_line_expression():
+    # inside parentheses a line break is an NL token; the names after it are checked as well
+    from relucheck.numerics.errors import RelucheckInputError
+    from relucheck.theory.ode_problem import safe_parse
+    t = sp.Symbol("t")
+    assert safe_parse("(t +\n 1)", "f", {"t": t}) == t + 1
+    with pytest.raises(RelucheckInputError, match="^field 'f': unknown name 'foo' in "):
+        safe_parse("(t +\n foo)", "f", {"t": t})
