@@ -51,10 +51,13 @@ def test_expensive_simplify_needs_the_exp_rewrite_beyond_400_operations():
 
 def test_expensive_simplify_leaves_a_large_expression_to_cancel():
     # above 400 operations the result is cancel's: the expanded polynomial, not simplify's factored (t + u + 1)**13
-    t, u = sp.symbols("t u", real=True)
+    t, u = sp.symbols("t u", positive=True)
     expanded = sp.expand((t + u + 1) ** 13)
     assert sp.count_ops(expanded) > 400
     assert oc._expensive_simplify(expanded) == expanded
+    # Γ(t + 1) − tΓ(t) is 0 to simplify only (test_theory_ode_checker); beside the large polynomial it stays
+    out = oc._expensive_simplify(sp.gamma(t + 1) - t * sp.gamma(t) + expanded)
+    assert out.has(sp.gamma) and sp.expand(sp.gammasimp(out)) == expanded
 
 
 def _problem(equation, initial, solution, parameters):
@@ -70,9 +73,11 @@ def test_a_symbolic_zero_is_a_proof_without_a_usable_point():
     assert out["integration"]["draws"] == 0 and out["integration"]["skipped_draws"] == 3
 
 
-def test_a_complex_field_skips_the_integration_draw():
-    # y' = √a with a < 0 and the (wrong) real candidate 0: the field is complex inside solve_ivp, each draw skipped
-    out = oc.check_ode(_problem("sqrt(a)", "0", "0", {"a": [-2, -1]}), seed=0)
+@pytest.mark.parametrize("field, low", [("a**(1/3)", -2), ("1/(a - 1)", 1)])
+def test_a_field_unusable_inside_solve_ivp_skips_the_integration_draw(field, low):
+    # y' = a^(1/3) with a < 0 (a Python float power: complex) or 1/(a − 1) at a = 1 (ZeroDivisionError), and the
+    # (wrong) real candidate t: the initial value and the candidate are fine, the field fails inside solve_ivp
+    out = oc.check_ode(_problem(field, "0", "t", {"a": [low, -1 if low < 0 else low]}), seed=0)
     assert out["integration"]["draws"] == 0 and out["integration"]["skipped_draws"] == 3
     assert out["status"] == "inconclusive"
 

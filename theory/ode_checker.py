@@ -192,7 +192,7 @@ def integration_discrepancy(problem: OdeProblem, seed) -> dict:
             except _UNUSABLE:
                 skipped += 1
                 continue
-            if not (sol.success and loose.success) or sol.y.shape[1] != GRID or loose.y.shape[1] != GRID:
+            if not (sol.success and loose.success):  # success: the end of the span, every grid point, was reached
                 skipped += 1
                 continue
             tol = float(np.max(np.abs(loose.y - sol.y))) + 10 * RTOL * (1 + float(np.max(np.abs(sol.y))))
