@@ -239,3 +239,43 @@ def test_a_wrong_sign_component_that_never_reaches_zero_is_a_value_error():
     alpha, z = exact_segment(mpmath.mpf(1), [mpmath.mpf(2)], [mpmath.mpf(-1)], [True], mpmath.mpf("0.5"))
     assert phase.events == [] and phase.alpha == pytest.approx(float(alpha), rel=1e-14)
     assert phase.z[0] == pytest.approx(float(z[0]), rel=1e-14)
+
+
+def test_alpha_plus_v_exactly_zero_has_sup_alpha_which_no_target_reaches():
+    # z = 1, y = −1 (n = 1, s = 1): v = −1 = −α exactly, F(dt) = 1 − e^{−dt} < 1 = α = target for every dt:
+    # the component never reaches 0 (the sup α is not attained)
+    with pytest.raises(ValueError, match=r"stops growing: α \+ ⟨b̂, z⟩ = 0 ≤ 0"):
+        fj.linear_phase([1.0], [-1.0], 1.0)
+
+
+def test_a_target_between_the_maximum_of_F_and_alpha_is_not_reached():
+    # z = (0.5, 2), both wrong-sign: v = −2.5/√2 < −α, max F = F(atanh(−α/v)/β) ≈ 0.311 (by mpmath below), and
+    # component 0's target 0.5·√2 ≈ 0.707 lies between that maximum and α = 1: neither component reaches 0
+    mpmath.mp.dps = 30
+    v = -mpmath.mpf("2.5") / mpmath.sqrt(2)
+    x = mpmath.atanh(-1 / v)
+    assert mpmath.sinh(x) + v * (mpmath.cosh(x) - 1) < mpmath.mpf("0.5") * mpmath.sqrt(2) < 1
+    with pytest.raises(ValueError, match=r"components \[0, 1\] never reach 0"):
+        fj.linear_phase([0.5, 2.0], [-1.0, -1.0], 1.0)
+
+
+def test_an_unreachable_component_listed_first_does_not_hide_a_reachable_one():
+    # the two components of the α + v < 0 example above in the other order: component 1 (z = 0.2) is still an event
+    mpmath.mp.dps = 30
+    g, y = [2.0, 0.2], [-1.0, -1.0]
+    phase = fj.linear_phase(g, y, 1.0, t_end=1.0)
+    exact = exact_first_event(g, y, 1.0, 1)
+    assert phase.events == [pytest.approx(float(exact), rel=1e-12)]  # brentq's 1e-15 + 4ε·dt, far below 1e-12
+
+
+def test_the_root_before_the_maximum_of_F_when_doubling_would_overshoot_it():
+    # v = −(0.601 + 0.827)/√2 ≈ −1.0097 < −α: F rises to its maximum at β·dt = atanh(1/|v|) ≈ 2.65 and falls to −∞;
+    # component 0's target 0.601·√2 ≈ 0.850 lies between F(2/β) ≈ 0.837 and that maximum, so a bracket searched by
+    # doubling from 1/β (F(1/β), F(2/β), F(4/β) < target, then F(8/β) ≈ −13) never closes; the root is before it
+    mpmath.mp.dps = 30
+    g, y = [0.601, 0.827], [-1.0, -1.0]
+    phase = fj.linear_phase(g, y, 1.0, t_end=4.0)
+    exact = exact_first_event(g, y, 1.0, 0)
+    v = -(mpmath.mpf("0.601") + mpmath.mpf("0.827")) / mpmath.sqrt(2)
+    assert exact < mpmath.atanh(-1 / v) / mpmath.sqrt(mpmath.mpf("0.5"))  # the rising root: β = 1/√2
+    assert phase.events == [pytest.approx(float(exact), rel=1e-12)]  # brentq's 1e-15 + 4ε·dt, far below 1e-12

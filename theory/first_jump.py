@@ -90,20 +90,23 @@ def linear_phase(g_data, y, s: float, t_end: float = math.inf) -> LinearPhase:
         wrong = np.flatnonzero(P & (b < 0))
         if wrong.size == 0 and math.isinf(t_end):
             return LinearPhase(alpha, z, events, math.exp(-beta * t) * (alpha + v) / 2.0)
-        hits = []
-        # F' = β(α cosh + v sinh): F is unbounded when α + v > 0; otherwise it rises to sup_F and a
-        # component whose target is not below sup_F never reaches 0 (only possible off orthonormal data)
-        sup_F = math.inf if alpha + v > 0 else alpha if v == -alpha else F(math.atanh(-alpha / v) / beta)
+        hits = {}  # component → the dt at which it reaches 0
+        # F' = β(α cosh + v sinh): F increases without bound when α + v > 0, towards α when α + v = 0, and up to
+        # its maximum at dt_max (then decreases) when α + v < 0; a component whose target is not below sup_F
+        # never reaches 0 (only possible off orthonormal data)
+        dt_max = math.inf if alpha + v >= 0 else math.atanh(-alpha / v) / beta
+        sup_F = math.inf if alpha + v > 0 else alpha if dt_max == math.inf else F(dt_max)
         for i in wrong:  # z_i + b̂_i F(dt) = 0
             target = -z[i] / bh[i]
             if target >= sup_F:
                 continue
-            # any start of the doubling brackets the one root (F increases): start and `<` are unobservable
-            hi = 1.0 / beta  # pragma: no mutate
+            # F increases on [0, dt_max] and F(dt_max) = sup_F > target; without a maximum, any start of the
+            # doubling brackets the one root: start and `<` are unobservable
+            hi = 1.0 / beta if dt_max == math.inf else dt_max  # pragma: no mutate
             while F(hi) < target:  # pragma: no mutate
                 hi *= 2.0
-            hits.append(brentq(lambda dt, target=target: F(dt) - target, 0.0, hi, xtol=1e-15))
-        dt = min(hits, default=math.inf)
+            hits[int(i)] = brentq(lambda dt, target=target: F(dt) - target, 0.0, hi, xtol=1e-15)
+        dt = min(hits.values(), default=math.inf)
         if dt == math.inf and math.isinf(t_end):
             raise ValueError(f"the neuron stops growing: α + ⟨b̂, z⟩ = {alpha + v:.6g} ≤ 0 while the wrong-sign "
                              f"components {wrong.tolist()} never reach 0, so κ ≤ 0 (g_data not of an orthonormal instance?)")
@@ -115,7 +118,7 @@ def linear_phase(g_data, y, s: float, t_end: float = math.inf) -> LinearPhase:
         t += dt
         if last:
             return LinearPhase(alpha, z, events, math.nan)
-        i = int(wrong[hits.index(dt)])
+        i = min(hits, key=hits.get)
         z[i] = 0.0
         P[i] = False  # pragma: no mutate (None stored in a boolean array is False)
         events.append(t)
