@@ -137,3 +137,12 @@ def test_safe_parse_checks_every_token_of_a_multi_line_expression():
     assert safe_parse("(t +\n 1)", "f", {"t": t}) == t + 1
     with pytest.raises(RelucheckInputError, match="^field 'f': unknown name 'foo' in "):
         safe_parse("(t +\n foo)", "f", {"t": t})
+
+
+def test_bullet_one_constant_defaults_to_the_papers_four():
+    # Lemma 5's first bullet is p ≥ 4·log(n/ε) (the docstring: "the paper: 4"); the grid holds at 4, so the default
+    # cannot be seen from its output and is pinned with the signature
+    import inspect
+
+    from relucheck.theory.paper_b_probability import bullet_violations
+    assert inspect.signature(bullet_violations).parameters["first_constant"].default == 4.0

@@ -53,7 +53,7 @@ def exact_good_init_random_labels(n: int, p: int) -> float:
     """P(𝓘) when the label signs are fair coins: average over n_+ ~ Bin(n, 1/2)."""
     _check(n, p)
     weights = stats.binom.pmf(np.arange(n + 1), n, 0.5)  # pragma: no mutate - a weight beyond n is 0, skipped below
-    return float(sum(w * exact_good_init(kk, n - kk, p) for kk, w in enumerate(weights) if w > 1e-300))
+    return float(sum(weights[kk] * exact_good_init(kk, n - kk, p) for kk in np.flatnonzero(weights)))  # 0: underflow
 
 
 def exact_good_init_mp(n_pos: int, n_neg: int, p: int, dps: int = 40):
@@ -61,8 +61,9 @@ def exact_good_init_mp(n_pos: int, n_neg: int, p: int, dps: int = 40):
     _check(n_pos + n_neg, p)
     with mpmath.workdps(dps):
         two = mpmath.mpf(2)
-        return sum(mpmath.binomial(p, m) / two**p * (1 - two**-m) ** n_pos * (1 - two ** -(p - m)) ** n_neg
-                   for m in range(p + 1))  # pragma: no mutate - a term m = p + 1 is C(p, p+1) = 0
+        # m from p down to 0 with math.comb: a range past either end raises (comb(p, −1)) instead of adding a 0 term
+        return sum(math.comb(p, m) / two**p * (1 - two**-m) ** n_pos * (1 - two ** -(p - m)) ** n_neg
+                   for m in range(p, -1, -1))
 
 
 def clopper_pearson(k: int, N: int, level: float = 0.95) -> tuple[float, float]:
