@@ -400,3 +400,11 @@ def test_decimal_is_correctly_rounded_next_to_half_way_points():
     # 2/3 · 10^7 = 6666666.666…: the first digits, the last one rounded up (mpmath's notation: fixed up to `digits`)
     assert [ev._decimal(Fraction(2, 3) * 10**7, k) for k in (1, 2, 5, 17, 25)] == \
         ["7.0e+6", "6.7e+6", "6.6667e+6", "6666666.6666666667", "6666666.666666666666666667"]
+
+
+def test_decimal_of_a_rational_beyond_python_s_int_to_str_limit():
+    # exact vectors of extreme d = 3 data reach thousands of digits; str() of an int over 4300 digits raises
+    # ValueError, so the exponent must not come from decimal strings (hand values: 10^5000/3, −2/(3·10^5000))
+    from relucheck.theory.extremal_vectors import _decimal
+    assert _decimal(Fraction(10**5000 + 1, 3), 5) == "3.3333e+4999"
+    assert _decimal(Fraction(-2, 3 * 10**5000), 3) == "-6.67e-5001"

@@ -98,9 +98,11 @@ def _decimal(value: Fraction, digits: int) -> str:
     """
     a = abs(value)
     if a:
-        e = len(str(a.numerator)) - len(str(a.denominator))  # 10^(e−1) < a < 10^(e+1)
-        below = a < Fraction(10) ** e  # pragma: no mutate (≤ is the same: a = 10^e with e − 1 is rounded to a too)
-        e -= below
+        # e = ⌊log10 a⌋ from the bit lengths (within one; no decimal string: ints beyond 4300 digits refuse str), then
+        # corrected; at a power of ten < for ≤ is undone by the second line and > for ≥ rounds 10^(e+1) to itself
+        e = math.floor((a.numerator.bit_length() - a.denominator.bit_length()) * math.log10(2))
+        e -= a < Fraction(10) ** e  # pragma: no mutate
+        e += a >= Fraction(10) ** (e + 1)  # pragma: no mutate
         scale = Fraction(10) ** (digits - 1 - e)
         value = _sign(value) * math.floor(a * scale + Fraction(1, 2)) / scale
     with mpmath.workdps(digits + 10):  # pragma: no mutate (value has ``digits`` significant digits: any margin works)
