@@ -10,6 +10,7 @@ import sympy as sp
 
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.theory import ode_problem as op
+from relucheck.theory import safe_expression as se
 
 x = sp.Symbol("x", real=True)
 NAMES = {"x": x}
@@ -24,15 +25,15 @@ def message(call):
 # -- check_expression_size -------------------------------------------------------------------------------
 
 def test_size_limits_at_their_boundaries():
-    assert op.MAX_EXPRESSION_CHARS == 2000 and op.MAX_NODES == 500 and op.MAX_DEPTH == 40
-    assert op.MAX_INTEGER_DIGITS == 30 and op.MAX_CONSTANT_EXPONENT == 100 and op.MAX_POWER_DEGREE == 1000
-    op.check_expression_size("1" * 30 + " + x", "f")  # a 30-digit integer is fine (< 10^30)
-    assert message(lambda: op.check_expression_size("1" + "0" * 30, "f")) == \
+    assert se.MAX_EXPRESSION_CHARS == 2000 and se.MAX_NODES == 500 and se.MAX_DEPTH == 40
+    assert se.MAX_INTEGER_DIGITS == 30 and se.MAX_CONSTANT_EXPONENT == 100 and se.MAX_POWER_DEGREE == 1000
+    se.check_expression_size("1" * 30 + " + x", "f")  # a 30-digit integer is fine (< 10^30)
+    assert message(lambda: se.check_expression_size("1" + "0" * 30, "f")) == \
         "field 'f': integer literal with more than 30 digits"
-    assert message(lambda: op.check_expression_size("-" + "9" * 31, "g")) == \
+    assert message(lambda: se.check_expression_size("-" + "9" * 31, "g")) == \
         "field 'g': integer literal with more than 30 digits"
     long = "x" + "+x" * 1000  # 2001 characters
-    assert message(lambda: op.check_expression_size(long, "f")) == "field 'f': expression of 2001 characters; at most 2000"
+    assert message(lambda: se.check_expression_size(long, "f")) == "field 'f': expression of 2001 characters; at most 2000"
 
 def balanced_sum(k):
     """x + x + … (k terms) as a balanced tree: depth ~ log k, 4k − 2 AST nodes (Name, Load; BinOp, Add)."""
@@ -43,50 +44,50 @@ def test_node_and_depth_limits():
     import ast
 
     assert sum(1 for _ in ast.walk(ast.parse(balanced_sum(125), mode="eval").body)) == 498
-    op.check_expression_size(balanced_sum(125), "f")
-    assert message(lambda: op.check_expression_size(balanced_sum(126), "f")) == "field 'f': expression has more than 500 nodes"
+    se.check_expression_size(balanced_sum(125), "f")
+    assert message(lambda: se.check_expression_size(balanced_sum(126), "f")) == "field 'f': expression has more than 500 nodes"
     # "-…-x": the k-th UnaryOp sits at depth k − 1, x at depth k and its Load context at k + 1
-    op.check_expression_size("(" * 60 + "x" + ")" * 60, "f")  # parentheses add no depth
-    op.check_expression_size("-" * 39 + "x", "f")
-    assert message(lambda: op.check_expression_size("-" * 40 + "x", "f")) == "field 'f': expression nested deeper than 40 levels"
+    se.check_expression_size("(" * 60 + "x" + ")" * 60, "f")  # parentheses add no depth
+    se.check_expression_size("-" * 39 + "x", "f")
+    assert message(lambda: se.check_expression_size("-" * 40 + "x", "f")) == "field 'f': expression nested deeper than 40 levels"
 
 
 def test_unparsable_and_overflowing_literals():
-    got = message(lambda: op.check_expression_size("x +* 2", "f"))
+    got = message(lambda: se.check_expression_size("x +* 2", "f"))
     assert got.startswith("field 'f': cannot parse 'x +* 2' (SyntaxError: ")
-    assert message(lambda: op.check_expression_size("1e999 * x", "f")) == \
+    assert message(lambda: se.check_expression_size("1e999 * x", "f")) == \
         "field 'f': number literal overflows float64 ('1e999')"
-    op.check_expression_size("1e308 * x", "f")
+    se.check_expression_size("1e308 * x", "f")
 
 
 def test_constant_exponents():
-    op.check_expression_size("x**100", "f")
-    op.check_expression_size("x**-100", "f")
-    op.check_expression_size("x^(1/2)", "f")
-    op.check_expression_size("x**(200/2)", "f")
-    assert message(lambda: op.check_expression_size("x**101", "f")) == \
+    se.check_expression_size("x**100", "f")
+    se.check_expression_size("x**-100", "f")
+    se.check_expression_size("x^(1/2)", "f")
+    se.check_expression_size("x**(200/2)", "f")
+    assert message(lambda: se.check_expression_size("x**101", "f")) == \
         "field 'f': constant exponent 101; |exponent| must be ≤ 100"
-    assert message(lambda: op.check_expression_size("x**(-101)", "f")) == \
+    assert message(lambda: se.check_expression_size("x**(-101)", "f")) == \
         "field 'f': constant exponent -101; |exponent| must be ≤ 100"
-    assert message(lambda: op.check_expression_size("x^(50+51)", "f")) == \
+    assert message(lambda: se.check_expression_size("x^(50+51)", "f")) == \
         "field 'f': constant exponent 101; |exponent| must be ≤ 100"
     # nested powers multiply: (x**10)**100 has degree 1000 (allowed), ((x**10)**10)**11 has 1100
-    op.check_expression_size("(x**10)**100", "f")
-    assert message(lambda: op.check_expression_size("((x**10)**10)**11", "f")) == \
+    se.check_expression_size("(x**10)**100", "f")
+    assert message(lambda: se.check_expression_size("((x**10)**10)**11", "f")) == \
         "field 'f': nested powers reach degree 1100; at most 1000"
-    assert message(lambda: op.check_expression_size("(x**(-20))**51", "f")) == \
+    assert message(lambda: se.check_expression_size("(x**(-20))**51", "f")) == \
         "field 'f': nested powers reach degree 1020; at most 1000"
-    op.check_expression_size("(x**(1/2))**100", "f")  # |exponent| < 1 counts as 1
-    op.check_expression_size("exp(x)**100 * (x**10)**100", "f")  # separate branches do not multiply
+    se.check_expression_size("(x**(1/2))**100", "f")  # |exponent| < 1 counts as 1
+    se.check_expression_size("exp(x)**100 * (x**10)**100", "f")  # separate branches do not multiply
     # a symbolic exponent is left unevaluated and resets the degree in the exponent
-    op.check_expression_size("(x**100)**x", "f")
-    op.check_expression_size("x**(x**100)", "f")
-    assert message(lambda: op.check_expression_size("(x**10)**pi", "f")) == \
+    se.check_expression_size("(x**100)**x", "f")
+    se.check_expression_size("x**(x**100)", "f")
+    assert message(lambda: se.check_expression_size("(x**10)**pi", "f")) == \
         "field 'f': a constant exponent must be a rational number (literals with + - * /)"
-    assert message(lambda: op.check_expression_size("x**9**9", "f")) == \
+    assert message(lambda: se.check_expression_size("x**9**9", "f")) == \
         "field 'f': a power inside a constant exponent (a power tower such as 9**9**9) is not allowed"
-    assert message(lambda: op.check_expression_size("x**(1/0)", "f")) == "field 'f': division by zero in an exponent"
-    assert message(lambda: op.check_expression_size("2**(3/(2-2))", "f")) == "field 'f': division by zero in an exponent"
+    assert message(lambda: se.check_expression_size("x**(1/0)", "f")) == "field 'f': division by zero in an exponent"
+    assert message(lambda: se.check_expression_size("2**(3/(2-2))", "f")) == "field 'f': division by zero in an exponent"
 
 
 @pytest.mark.parametrize("text, value", [("2", 2), ("1.5", Fraction(3, 2)), ("-3", -3), ("+4", 4), ("2+3", 5),
@@ -98,70 +99,72 @@ def test_constant_exponent_values(text, value):
     def fail(condition):
         raise AssertionError(condition)
 
-    assert op._constant_exponent(ast.parse(text, mode="eval").body, fail) == value
+    assert se._constant_exponent(ast.parse(text, mode="eval").body, fail) == value
 
 
 def test_constant_exponent_values_decide_the_limit():
-    op.check_expression_size("x**(25*4)", "f")
-    op.check_expression_size("x**(99+1)", "f")
-    op.check_expression_size("x**(101-1)", "f")
-    op.check_expression_size("x**(-(50+50))", "f")
-    assert message(lambda: op.check_expression_size("x**(25*5)", "f")) == \
+    se.check_expression_size("x**(25*4)", "f")
+    se.check_expression_size("x**(99+1)", "f")
+    se.check_expression_size("x**(101-1)", "f")
+    se.check_expression_size("x**(-(50+50))", "f")
+    assert message(lambda: se.check_expression_size("x**(25*5)", "f")) == \
         "field 'f': constant exponent 125; |exponent| must be ≤ 100"
-    assert message(lambda: op.check_expression_size("x**(202/2)", "f")) == \
+    assert message(lambda: se.check_expression_size("x**(202/2)", "f")) == \
         "field 'f': constant exponent 101; |exponent| must be ≤ 100"
-    assert message(lambda: op.check_expression_size("x**(+101)", "f")) == \
+    assert message(lambda: se.check_expression_size("x**(+101)", "f")) == \
         "field 'f': constant exponent 101; |exponent| must be ≤ 100"
 
 
 # -- safe_parse ---------------------------------------------------------------------------------------------
 
 def test_safe_parse_values():
-    assert op.safe_parse("x^2 + 1/2", "f", NAMES) == x**2 + sp.Rational(1, 2)
-    assert op.safe_parse("exp(x) + E + pi + abs(x) + Abs(x)", "f", NAMES) == sp.exp(x) + sp.E + sp.pi + 2 * sp.Abs(x)
-    assert op.safe_parse(2, "f", NAMES) == 2
-    assert op.safe_parse(0.5, "f", NAMES) == sp.Float(0.5)
-    assert op.safe_parse("x ", "f", NAMES) == x
-    assert isinstance(op.safe_parse("1", "f", NAMES), sp.Integer)
-    assert op.safe_parse("3/2", "f", NAMES) == sp.Rational(3, 2)
+    assert se.parse_expression("x^2 + 1/2", "f", NAMES) == x**2 + sp.Rational(1, 2)
+    assert se.parse_expression("exp(x) + E + pi + abs(x) + Abs(x)", "f", NAMES) == sp.exp(x) + sp.E + sp.pi + 2 * sp.Abs(x)
+    assert se.parse_expression(2, "f", NAMES) == 2
+    assert se.parse_expression(0.5, "f", NAMES) == sp.Float(0.5)
+    assert se.parse_expression("x ", "f", NAMES) == x
+    assert isinstance(se.parse_expression("1", "f", NAMES), sp.Integer)
+    assert se.parse_expression("3/2", "f", NAMES) == sp.Rational(3, 2)
 
 
 @pytest.mark.parametrize("text", [" x", "x ", "  x  ", "\tx", "x\n", "\n x * 2 \t"])
 def test_safe_parse_ignores_surrounding_blanks(text):
     """Leading blanks were an indent to Python's tokenizer ("token ' ' not allowed"); both ends are layout."""
-    assert op.safe_parse(text, "f", NAMES) == op.safe_parse(text.strip(), "f", NAMES)
+    assert se.parse_expression(text, "f", NAMES) == se.parse_expression(text.strip(), "f", NAMES)
 
 
 def test_safe_parse_bad_tokens_inside_blanks_still_refused():
-    assert message(lambda: op.safe_parse("  x % 2 ", "f", NAMES)) == "field 'f': token '%' not allowed in 'x % 2'"
-    assert message(lambda: op.safe_parse(" y", "f", NAMES)).startswith("field 'f': unknown name 'y' in 'y'")
+    assert message(lambda: se.parse_expression("  x % 2 ", "f", NAMES)) == "field 'f': token '%' not allowed in 'x % 2'"
+    assert message(lambda: se.parse_expression(" y", "f", NAMES)).startswith("field 'f': unknown name 'y' in 'y'")
 
 
 @pytest.mark.parametrize("value, text", [(True, "True"), (None, "None"), ("", "''"), ("   ", "'   '"), (math.inf, "inf"),
                                          (math.nan, "nan"), ([1], "[1]")])
 def test_safe_parse_refuses_non_expressions(value, text):
-    assert message(lambda: op.safe_parse(value, "solution.x", NAMES)) == \
+    assert message(lambda: se.parse_expression(value, "solution.x", NAMES)) == \
         f"field 'solution.x': expected an expression string, got {text}"
 
 
 def test_safe_parse_messages():
-    assert message(lambda: op.safe_parse("y + x", "f", NAMES)) == (
+    assert message(lambda: se.parse_expression("y + x", "f", NAMES)) == (
         "field 'f': unknown name 'y' in 'y + x'; allowed are the declared time, states and parameters and "
-        f"{sorted(op.FUNCTIONS) + sorted(op.CONSTANTS)}")
-    assert message(lambda: op.safe_parse("2j*x", "f", NAMES)) == "field 'f': complex literal '2j' not allowed"
-    assert message(lambda: op.safe_parse("3J", "f", NAMES)) == "field 'f': complex literal '3J' not allowed"
-    assert message(lambda: op.safe_parse("x % 2", "f", NAMES)) == "field 'f': token '%' not allowed in 'x % 2'"
-    assert message(lambda: op.safe_parse("'x'", "f", NAMES)) == "field 'f': token \"'x'\" not allowed in \"'x'\""
-    assert message(lambda: op.safe_parse("x" * 2001, "f", NAMES)) == "field 'f': expression of 2001 characters; at most 2000"
-    assert message(lambda: op.safe_parse("(x", "f", NAMES)).startswith("field 'f': cannot tokenize '(x' (")
-    assert message(lambda: op.safe_parse("x, x", "f", NAMES)) == "field 'f': 'x, x' is not a single expression"
-    assert message(lambda: op.safe_parse("x ** 101", "f", NAMES)) == "field 'f': constant exponent 101; |exponent| must be ≤ 100"
-    got = message(lambda: op.safe_parse("x(2)", "f", NAMES))
-    assert got.startswith("field 'f': cannot parse 'x(2)' (TypeError: ")
+        f"{sorted(se.FUNCTIONS) + sorted(se.CONSTANTS)}")
+    assert message(lambda: se.parse_expression("2j*x", "f", NAMES)) == "field 'f': complex literal '2j' not allowed"
+    assert message(lambda: se.parse_expression("3J", "f", NAMES)) == "field 'f': complex literal '3J' not allowed"
+    assert message(lambda: se.parse_expression("x % 2", "f", NAMES)) == "field 'f': token '%' not allowed in 'x % 2'"
+    assert message(lambda: se.parse_expression("'x'", "f", NAMES)) == \
+        "field 'f': a string literal \"'x'\" not allowed in \"'x'\""
+    assert message(lambda: se.parse_expression("x" * 2001, "f", NAMES)) == "field 'f': expression of 2001 characters; at most 2000"
+    assert message(lambda: se.parse_expression("(x", "f", NAMES)) == \
+        "field 'f': cannot parse '(x' (SyntaxError: '(' was never closed)"
+    assert message(lambda: se.parse_expression("x, x", "f", NAMES)) == "field 'f': 'x, x' is not a single expression"
+    assert message(lambda: se.parse_expression("x ** 101", "f", NAMES)) == "field 'f': constant exponent 101; |exponent| must be ≤ 100"
+    assert message(lambda: se.parse_expression("x(2)", "f", NAMES)) == (
+        f"field 'f': call of 'x' not allowed in 'x(2)': only the functions {sorted(se.FUNCTIONS)} can be called")
     # every operator of the list is accepted
-    assert op.safe_parse("((x + 1) - 2) * 3 / 4 ^ 1", "f", NAMES) == sp.Rational(3, 4) * (x - 1)
-    assert op.safe_parse("atan(x) + asinh(x) + acosh(x) + atanh(x) + asin(x) + acos(x)", "f", NAMES).has(sp.atanh)
-    assert op.safe_parse("x\n", "f", NAMES) == x
+    assert se.parse_expression("((x + 1) - 2) * 3 / 4 ^ 1", "f", NAMES) == sp.Rational(3, 4) * (x - 1)
+    assert se.parse_expression("atan(x) + asinh(x) + acosh(x) + atanh(x) + asin(x) + acos(x)", "f", NAMES).has(sp.atanh)
+    assert se.parse_expression("x\n", "f", NAMES) == x
 
 
 # -- parse_problem --------------------------------------------------------------------------------------------
@@ -210,8 +213,12 @@ def test_parse_problem_defaults():
     (lambda d: d.update(time="lambda"), "field 'time': 'lambda' is not a valid name (an identifier not starting with '_')"),
     (lambda d: d.update(time="2t"), "field 'time': '2t' is not a valid name (an identifier not starting with '_')"),
     (lambda d: d.update(state=["x", "sin"]), "field 'state': the name 'sin' is reserved for a function or constant"),
-    (lambda d: d.update(state=["x", "Symbol"]), "field 'state': the name 'Symbol' is reserved for a function or constant"),
-    (lambda d: d.update(state=["x", "Rational"]), "field 'state': the name 'Rational' is reserved for a function or constant"),
+    (lambda d: d.update(state=["x", "ｓｉｎ"]), "field 'state': the name 'ｓｉｎ' (read as 'sin' after Unicode NFKC "
+     "normalization, as Python reads it) is reserved for a function or constant"),
+    (lambda d: d["parameters"].update({"ℰ": [0, 1]}), "field 'parameters': the name 'ℰ' (read as 'E' after Unicode NFKC "
+     "normalization, as Python reads it) is reserved for a function or constant"),
+    (lambda d: d["parameters"].update({"ｋ": [0, 1]}), "time, state and parameter names must be distinct, got "
+     "['t', 'x', 'v', 'k', 'c', 'x0', 'ｋ'] ('ｋ' is 'k' after Unicode NFKC normalization, as Python reads names)"),
     (lambda d: d.update(time="pi"), "field 'time': the name 'pi' is reserved for a function or constant"),
     (lambda d: d["parameters"].update(E=[0, 1]), "field 'parameters': the name 'E' is reserved for a function or constant"),
     (lambda d: d.update(state=["x", "t"]),
@@ -221,11 +228,11 @@ def test_parse_problem_defaults():
     (lambda d: d["equations"].pop("v"), "field 'equations': expected one entry per state ['x', 'v'], got ['x']"),
     (lambda d: d["initial"].update(w="1"), "field 'initial': expected one entry per state ['x', 'v'], got ['v', 'w', 'x']"),
     (lambda d: d["solution"].update(x="x*t"), "field 'solution.x': unknown name 'x' in 'x*t'; allowed are the declared time, "
-     f"states and parameters and {sorted(op.FUNCTIONS) + sorted(op.CONSTANTS)}"),
+     f"states and parameters and {sorted(se.FUNCTIONS) + sorted(se.CONSTANTS)}"),
     (lambda d: d["initial"].update(x="t"), "field 'initial.x': unknown name 't' in 't'; allowed are the declared time, "
-     f"states and parameters and {sorted(op.FUNCTIONS) + sorted(op.CONSTANTS)}"),
+     f"states and parameters and {sorted(se.FUNCTIONS) + sorted(se.CONSTANTS)}"),
     (lambda d: d["equations"].update(v="q"), "field 'equations.v': unknown name 'q' in 'q'; allowed are the declared time, "
-     f"states and parameters and {sorted(op.FUNCTIONS) + sorted(op.CONSTANTS)}"),
+     f"states and parameters and {sorted(se.FUNCTIONS) + sorted(se.CONSTANTS)}"),
 ])
 def test_parse_problem_refusals(change, text):
     data = copy.deepcopy(BASE)
@@ -251,7 +258,7 @@ def test_parse_problem_equations_may_use_the_state_and_time():
     ("x**(2*E)", "a constant exponent must be a rational number (literals with + - * /)"),
 ])
 def test_failures_deep_inside_a_constant_exponent_are_reported(text, condition):
-    assert message(lambda: op.check_expression_size(text, "f")) == f"field 'f': {condition}"
+    assert message(lambda: se.check_expression_size(text, "f")) == f"field 'f': {condition}"
 
 
 # -- boundaries of the limits, exactly ----------------------------------------------------------------------
@@ -264,39 +271,39 @@ def node_count(text):
 
 def test_length_and_node_limits_are_inclusive():
     at = "x" + " " * 1999  # 2000 characters
-    op.check_expression_size(at, "f")
-    assert op.safe_parse(at, "f", NAMES) == x
-    assert message(lambda: op.safe_parse(at + " ", "f", NAMES)) == "field 'f': expression of 2001 characters; at most 2000"
+    se.check_expression_size(at, "f")
+    assert se.parse_expression(at, "f", NAMES) == x
+    assert message(lambda: se.parse_expression(at + " ", "f", NAMES)) == "field 'f': expression of 2001 characters; at most 2000"
     five_hundred = "-(" + balanced_sum(125) + ")"
     assert node_count(five_hundred) == 500
-    op.check_expression_size(five_hundred, "f")
+    se.check_expression_size(five_hundred, "f")
     five_hundred_one = balanced_sum(126).replace("x", "1", 1)
     assert node_count(five_hundred_one) == 501
-    assert message(lambda: op.check_expression_size(five_hundred_one, "f")) == "field 'f': expression has more than 500 nodes"
+    assert message(lambda: se.check_expression_size(five_hundred_one, "f")) == "field 'f': expression has more than 500 nodes"
 
 
 def test_depth_is_counted_through_powers():
     # the base and the exponent of a power sit one level below it
     for template in ("({})**2", "({})**y", "y**({})"):
-        op.check_expression_size(template.format("-" * 38 + "x"), "f")  # x's Load context at depth 40
-        assert message(lambda t=template: op.check_expression_size(t.format("-" * 39 + "x"), "f")) == \
+        se.check_expression_size(template.format("-" * 38 + "x"), "f")  # x's Load context at depth 40
+        assert message(lambda t=template: se.check_expression_size(t.format("-" * 39 + "x"), "f")) == \
             "field 'f': expression nested deeper than 40 levels"
-    op.check_expression_size("x**(" + "-" * 39 + "2)", "f")  # a constant exponent: the literal at depth 40
-    assert message(lambda: op.check_expression_size("x**(" + "-" * 40 + "2)", "f")) == \
+    se.check_expression_size("x**(" + "-" * 39 + "2)", "f")  # a constant exponent: the literal at depth 40
+    assert message(lambda: se.check_expression_size("x**(" + "-" * 40 + "2)", "f")) == \
         "field 'f': expression nested deeper than 40 levels"
 
 
 def test_degree_is_counted_exactly():
-    op.check_expression_size("x**((y**10)**100)", "f")  # a symbolic exponent starts its own degree at 1
-    op.check_expression_size("((x**(1/2))**100)**10", "f")  # |exponent| < 1 counts as 1
-    op.check_expression_size("((x**1)**100)**10", "f")
-    assert message(lambda: op.check_expression_size("((x**2)**100)**10", "f")) == \
+    se.check_expression_size("x**((y**10)**100)", "f")  # a symbolic exponent starts its own degree at 1
+    se.check_expression_size("((x**(1/2))**100)**10", "f")  # |exponent| < 1 counts as 1
+    se.check_expression_size("((x**1)**100)**10", "f")
+    assert message(lambda: se.check_expression_size("((x**2)**100)**10", "f")) == \
         "field 'f': nested powers reach degree 2000; at most 1000"
 
 
 @pytest.mark.parametrize("text", ["1 + q", "x + q", "(q)", "2*x*q"])
 def test_every_token_is_checked(text):
-    assert message(lambda: op.safe_parse(text, "f", NAMES)).startswith(f"field 'f': unknown name 'q' in {text!r}")
+    assert message(lambda: se.parse_expression(text, "f", NAMES)).startswith(f"field 'f': unknown name 'q' in {text!r}")
 
 
 def test_parse_failure_message_is_truncated_as_documented():
@@ -306,8 +313,8 @@ def test_parse_failure_message_is_truncated_as_documented():
     try:
         ast.parse(text, mode="eval")
     except SyntaxError as exc:
-        expected = f"field 'f': cannot parse {text[:80]!r} (SyntaxError: {str(exc)[:120]})"
-    assert message(lambda: op.check_expression_size(text, "f")) == expected
+        expected = f"field 'f': cannot parse {text[:80]!r} (SyntaxError: {exc.msg[:120]})"
+    assert message(lambda: se.check_expression_size(text, "f")) == expected
 
 
 def test_schema_errors_name_the_source():
