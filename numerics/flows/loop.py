@@ -35,7 +35,7 @@ import numpy as np
 from .events import Watch, first_crossing
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
 from .result import (ACTIVE_FRACTION, Event, EventKind, FlowResult, NormTrack, Status, Trajectory, jumps_of,
-                     plateau_losses)
+                     plateau_losses, plateau_spreads)
 
 KINK_ULPS = 64  # |z_ij| ≤ 64 ε ‖x_i‖ (z relative to ‖θ_j‖) at an event counts as on the kink
 SETTLE_DELAY = 0.5  # settling needs this long without an event …
@@ -223,17 +223,24 @@ class _Run:
         return view
 
 
+PROGRESS_EVERY = 5.0  # seconds between two calls of the ``progress`` callback
+
+
 def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 100_000, save_params: bool = False,
-              settle_rtol: float = SETTLE_RTOL, **options) -> FlowResult:
+              settle_rtol: float = SETTLE_RTOL, deadline: float | None = None, progress=None, **options) -> FlowResult:
     """Solve ``problem`` with ``engine`` (module docstring); options go to the engine. The loop runs inside the
-    stepper's working precision (`Stepper.working_precision`)."""
+    stepper's working precision (`Stepper.working_precision`). ``deadline`` (a `time.perf_counter` value): past it the
+    run stops with status BUDGET; ``progress(t, end, events, steps)`` is called every PROGRESS_EVERY seconds."""
     started = time.perf_counter()
     stepper = engine.start(problem, **options)
+    limits = (max_steps, max_events, deadline, progress)
     with stepper.working_precision():
-        return _integrate(engine, problem, stepper, started, max_steps, max_events, save_params, settle_rtol, options)
+        return _integrate(engine, problem, stepper, started, limits, save_params, settle_rtol, options)
 
 
-def _integrate(engine, problem, stepper, started, max_steps, max_events, save_params, settle_rtol, options):
+def _integrate(engine, problem, stepper, started, limits, save_params, settle_rtol, options):
+    max_steps, max_events, deadline, progress = limits
+    reported = started
     run = _Run(problem, stepper, save_params)
     end = problem.end
     pattern, watch = run.decide(run.kink_mask(stepper.view().Z), None) if stepper.detects_events else (None, None)
@@ -246,6 +253,14 @@ def _integrate(engine, problem, stepper, started, max_steps, max_events, save_pa
         if steps >= max_steps:
             status, where = Status.STEP_LIMIT, f"{max_steps} steps"
             break
+        if deadline is not None or progress is not None:
+            now = time.perf_counter()
+            if deadline is not None and now > deadline:
+                status, where = Status.BUDGET, f"after {now - started:.3g} s of this run"
+                break
+            if progress is not None and now - reported >= PROGRESS_EVERY:
+                reported = now
+                progress(float(stepper.t), end, len(run.events), steps)
         failure = stepper.advance(end)
         steps += 1
         if not failure and not math.isfinite(float(stepper.view().loss)):
@@ -366,6 +381,7 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
     interpolates = bool(np.all(np.abs(residual) <= np.abs(y) / 2)) and len(fitted) == len(y)
     stats = {"steps": steps, "events": len(run.events), "end": end, "final_loss": run.step_loss[-1],
              "wall_seconds": time.perf_counter() - started, "ambiguous_decisions": run.ambiguous[:20],
+             "plateau_interpolation": plateau_spreads(run.step_t, run.step_loss, [jp.tau for jp in jumps]),
              "max_sliding_codimension": run.max_codimension, "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
              **st.stats()}
     message = status.value + (f" ({where})" if where else "") + f" at {problem.time_unit} = {end:.6g}"

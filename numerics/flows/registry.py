@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import time
 
 from ..errors import RelucheckInputError
 from .engine import Engine
@@ -20,8 +21,8 @@ from .loop import integrate
 from .result import FlowResult, Status
 
 _ENGINES: dict[str, Engine] = {}
-LOOP_OPTIONS = ("max_steps", "max_events", "save_params", "settle_rtol")
-ESCALATE_ON = (Status.PRECISION, Status.CHATTER)  # float64 statuses that "auto" reruns in mpmath
+LOOP_OPTIONS = ("max_steps", "max_events", "save_params", "settle_rtol", "budget", "deadline", "progress")
+ESCALATE_ON = (Status.PRECISION, Status.CHATTER, Status.TOLERANCE)  # float64 statuses that "auto" reruns in mpmath
 
 
 def register(engine: Engine) -> Engine:
@@ -46,13 +47,22 @@ def get_engine(name: str) -> Engine:
     return available[name]
 
 
+def _past(deadline) -> bool:
+    return deadline is not None and time.perf_counter() > deadline
+
+
 def solve(problem, engine: str = "auto", *, escalation_digits: int = 30, **options) -> FlowResult:
     """Solve a `FlowProblem` with the named engine (module docstring). Options are the engine's own
     (`Engine.options`) and the loop's (max_steps, max_events, save_params, settle_rtol); an unknown option or a
     problem outside the engine's domain is a `RelucheckInputError` naming it."""
+    budget = options.pop("budget", None)
+    if budget is not None:  # seconds for the whole solve (escalation and check runs included): one deadline
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
+            raise RelucheckInputError(f"budget must be a number of seconds > 0, got {budget!r}")
+        options["deadline"] = time.perf_counter() + float(budget)
     if engine == "auto":
         result = solve(problem, "float64", **options)
-        if result.status in ESCALATE_ON and "mpmath" in available_engines():
+        if result.status in ESCALATE_ON and "mpmath" in available_engines() and not _past(options.get("deadline")):
             first = result
             result = solve(problem, "mpmath", digits=escalation_digits,
                            **{k: v for k, v in options.items() if k in LOOP_OPTIONS})
@@ -74,5 +84,9 @@ def solve(problem, engine: str = "auto", *, escalation_digits: int = 30, **optio
     loop_options = {k: v for k, v in options.items() if k in LOOP_OPTIONS}
     engine_options = {k: v for k, v in options.items() if k not in LOOP_OPTIONS}
     result = integrate(eng, problem, **loop_options, **engine_options)
-    return eng.review(result, problem, engine_options,
-                      lambda **changes: integrate(eng, problem, **loop_options, **{**engine_options, **changes}))
+    def rerun(problem=problem, **changes):
+        loop = {**loop_options, **{k: v for k, v in changes.items() if k in LOOP_OPTIONS}}
+        engine = {**engine_options, **{k: v for k, v in changes.items() if k not in LOOP_OPTIONS}}
+        return integrate(eng, problem, **loop, **engine)
+
+    return eng.review(result, problem, engine_options, rerun)

@@ -38,6 +38,8 @@ class Status(enum.Enum):
     PRECISION = "a sign decision depended on a quantity below the working precision"
     SOLVER_FAILED = "the integrator failed"
     GUARD_FAILED = "the precision guard failed: a rerun at more digits disagrees"
+    TOLERANCE = "the rerun at a tighter tolerance does not vouch for the answer"  # numerics.flows.vouch
+    BUDGET = "stopped: the time budget was exceeded"
 
     @property
     def success(self) -> bool:
@@ -158,6 +160,7 @@ class FlowResult:
     squared_norm: float = 0.0  # Σ_j ‖θ_j(end)‖² = Σ_j (a_j² + ‖w_j‖²)
     precision: str = "float64"
     tolerances: dict = field(default_factory=dict)
+    errors: dict = field(default_factory=dict)  # error bounds of the answers (numerics.flows.vouch)
     stats: dict = field(default_factory=dict)
     track: NormTrack | None = field(default=None, repr=False)
 
@@ -183,7 +186,8 @@ class FlowResult:
                 "events": [e.to_json() for e in self.events], "jumps": [j.to_json() for j in self.jumps],
                 "plateaus": self.plateaus, "final_loss": self.final_loss, "interpolates": self.interpolates,
                 "squared_norm": self.squared_norm,
-                "trajectory": self.trajectory.to_json(params), "tolerances": self.tolerances, "stats": self.stats}
+                "trajectory": self.trajectory.to_json(params), "tolerances": self.tolerances, "errors": self.errors,
+                "stats": self.stats}
 
 
 def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FRACTION) -> list[Jump]:
@@ -226,3 +230,17 @@ def plateau_losses(times, losses, jump_times) -> list[float]:
     marks = [float(times[0])] + list(jump_times)
     points = [(marks[k] + marks[k + 1]) / 2 for k in range(len(marks) - 1)]
     return [float(np.interp(p, times, losses)) for p in points] + [float(losses[-1])]
+
+
+def plateau_spreads(times, losses, jump_times) -> list[float]:
+    """How far each plateau loss of `plateau_losses` can be from the loss at its midpoint: the loss of a gradient
+    flow never increases, so between two step ends it lies between their losses; the spread is their difference
+    (0 for the last, read at a step end)."""
+    times = np.asarray(times, dtype=float)
+    losses = np.asarray(losses, dtype=float)
+    marks = [float(times[0])] + list(jump_times)
+    out = []
+    for k in range(len(marks) - 1):
+        q = min(max(int(np.searchsorted(times, (marks[k] + marks[k + 1]) / 2)), 1), len(times) - 1)
+        out.append(float(abs(losses[q - 1] - losses[q])))
+    return out + [0.0]

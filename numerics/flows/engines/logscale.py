@@ -38,6 +38,7 @@ from ...network import neuron_rates, pattern_residuals
 from ..engine import Domain, Engine, Stepper, View
 from ..registry import register
 from ..events import Watch
+from ..vouch import CHECK_FACTOR, review_by_rerun
 
 RTOL, ATOL = 1e-10, 1e-12
 # The residual of a fitted datum decays at a rate ∝ ln(1/λ)·‖θ_j‖², a stiff mode that an explicit step keeps at the
@@ -48,6 +49,18 @@ STIFF_NOISE = 1e3
 BALANCED_TOLERANCE = 1e-9  # |â_j| = ‖ŵ_j‖ to this (the instance format's unit-vector tolerance): balanced exactly
 JUMP_WINDOW = 8.0  # ln‖θ_j‖ within this of the largest: where the jump rule can place a jump (`norm_interpolant`)
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
+# rtol bounds (a tolerance is a promise, `numerics.flows.vouch`): every answer is checked by a rerun at rtol/R
+# (R = CHECK_FACTOR = 100), and DOP853 in float64 takes no rtol below 100 ε ≈ 2.2e-14 (scipy raises it to that), so
+# rtol ≥ R · 100 ε rounded up: 1e-12.
+MIN_RTOL = 1e-12
+# Above 1e-4 the engine's error on the residuals, STIFF_NOISE·rtol·(|y_i| + …) ≥ 10 % of the labels, leaves the sign
+# decisions that make the pattern unresolvable, and the check run 100× tighter can take the same wrong branch: measured
+# on drawn general data (n = 6, d = 3, m = 5, λ = 1e-10), rtol 1e-2 vouched for by its rerun at 1e-4 and 5.6e6 times
+# its reported error away from rtol 1e-12.
+MAX_RTOL = 1e-4
+_MAX_RTOL_REASON = (f"above {MAX_RTOL:g} the error on the residuals ({STIFF_NOISE:g}·rtol of the labels) is ≥ 10 % of "
+                    "the labels: sign decisions cannot be resolved, and a rerun 100 times tighter may take the same wrong "
+                    "branch (docs/engines.md)")
 
 
 class _Basis:
@@ -332,7 +345,23 @@ class LogScaleStepper(Stepper):
         return {"nfev": self.nfev, "dense_outputs": self.dense_outputs, "basis": "data" if self.basis.identity else "inputs"}
 
 
+def _tolerance_refusal(options) -> str | None:
+    rtol, atol = options.get("rtol", RTOL), options.get("atol", ATOL)
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+            return f"{name} must be a finite number, got {value!r}"
+    if not MIN_RTOL <= rtol <= MAX_RTOL:
+        return (f"rtol must be in [{MIN_RTOL:g}, {MAX_RTOL:g}], got {rtol!r}: every answer is vouched for by a rerun "
+                f"at rtol/{CHECK_FACTOR:g}, and DOP853 takes no rtol below 100 ε ≈ 2.2e-14; {_MAX_RTOL_REASON}")
+    if not 0 < atol <= MAX_RTOL:
+        return f"atol must be in (0, {MAX_RTOL:g}], got {atol!r} (the state's components are O(1): atol acts as rtol)"
+    return None
+
+
 def _refuse(problem, options):
+    reason = _tolerance_refusal(options)
+    if reason:
+        return reason
     if options.get("basis", "auto") not in ("auto", "inputs", "data"):
         return f"basis must be 'auto', 'inputs' or 'data', got {options['basis']!r}"
     if options.get("basis") == "data" and not problem.orthonormal():
@@ -376,6 +405,15 @@ class LogScaleEngine(Engine):
         return {"method": "DOP853 on (ρ_j, φ_j), or (ρ_j, ψ_j) for balanced initializations", "rtol": rtol, "atol": atol,
                 "max_step": max_step,
                 "kink": "|z_ij| ≤ 64 ε ‖x_i‖ relative to ‖θ_j‖"}
+
+
+    def review(self, result, problem, options, rerun):
+        """Every answer's error bound from a check run at rtol/100, atol/100 (`numerics.flows.vouch`)."""
+        rtol, atol = options.get("rtol", RTOL), options.get("atol", ATOL)
+        changes = {"rtol": max(rtol / CHECK_FACTOR, 100 * np.finfo(float).eps), "atol": atol / CHECK_FACTOR}
+        return review_by_rerun(result, problem, rerun, changes, eps=float(np.finfo(float).eps),
+                               method=f"float64 run at rtol {rtol:g} against a check run at rtol {changes['rtol']:g} "
+                                      f"(numerics.flows.vouch)", rtol=rtol)
 
 
 register(LogScaleEngine())

@@ -35,6 +35,7 @@ from ..engine import Domain, Engine, Stepper, View
 from ..events import KINDS
 from ..filippov import Pattern
 from ..registry import register
+from ..vouch import at_saved_times, check_problem, errors_against
 from ..result import EventKind, Status
 
 DEFAULT_DIGITS = 30
@@ -340,22 +341,41 @@ class TaylorEngine(Engine):
         return out
 
     def review(self, result, problem, options, rerun):
-        """Exact jump times into the stats; with ``guard`` the rerun at twice the digits (module docstring)."""
+        """Exact jump times into the stats; with ``guard`` the rerun at twice the digits (module docstring), which also
+        gives every answer its error bound (`numerics.flows.vouch`). Without it the bounds are the accuracy the digits
+        promise (``guard_tolerance``), not checked by a rerun (``errors["vouched"]`` False)."""
         digits = options.get("digits", DEFAULT_DIGITS)
         _exact_jumps(result, digits)
+        tol = guard_tolerance(problem, digits)
         if not options.get("guard"):
+            result.errors = {"method": f"a priori: 10^-(digits − log10 ln(1/λ) − 5) = {tol:.3g} (no check run; "
+                                       "option guard=True reruns at twice the digits)", "vouched": False,
+                             "jumps": [tol] * len(result.jumps), "events": tol,
+                             "plateaus": [tol * max(1.0, abs(v)) for v in result.plateaus],
+                             "trajectory": [tol * max(1.0, abs(float(v))) for v in result.trajectory.loss],
+                             "final_loss": tol * max(1.0, abs(result.final_loss))}
+            return result
+        if not (result.status.success or result.status is Status.UNSETTLED):
             return result
         started = time.perf_counter()
-        tol = guard_tolerance(problem, digits)
-        g = guarded(lambda d: result if d == digits else _exact_jumps(rerun(digits=d, guard=False), d), digits,
-                    _guard_distance, tol)
+        check = check_problem(problem, result)
+        g = guarded(lambda d: result if d == digits else _exact_jumps(rerun(problem=check, digits=d, guard=False), d),
+                    digits, _guard_distance, tol)
         result.stats.update(g.summary())
         result.stats["guard_jump_taus_mp"] = g.reference.stats["jump_taus_mp"]
         result.stats["guard_seconds"] = time.perf_counter() - started
+        reference = at_saved_times(result, g.reference) if problem.save_at is None else g.reference
+        if reference.status is Status.BUDGET:
+            result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the guard's rerun"
+            return result
+        result.errors, reason = errors_against(result, reference, problem, eps=max(10.0 ** -digits, float(np.finfo(float).eps)), tolerances={"digits": 2 * digits},
+                                               method=f"mpmath at {digits} digits against the guard's rerun at {2 * digits}")
         if not g.ok and result.status.success:
             result.status = Status.GUARD_FAILED
             result.message = (f"{Status.GUARD_FAILED.value}: the {2 * digits}-digit rerun differs by {g.discrepancy:.3g} > "
                               f"{tol:.3g} in the jump times or the final a ({result.message})")
+        elif reason is not None and result.status.success:
+            result.status, result.message = Status.TOLERANCE, f"{Status.TOLERANCE.value}: {reason} ({result.message})"
         return result
 
 

@@ -1,0 +1,166 @@
+"""The error a result reports, from a check rerun at a tighter tolerance (issue 20: a tolerance is a promise).
+
+Every answer of a run — a jump time, a plateau loss, the loss at a saved time, an event time, the final loss — comes
+with an error bound in ``FlowResult.errors``, derived by running the same problem again at a tolerance R times
+tighter (engine "float64": rtol/R and atol/R with R = ``CHECK_FACTOR``; engine "mpmath": its precision guard at twice
+the digits) and comparing:
+
+* Where the integrator's global error is proportional to its tolerance (DOP853 is tolerance proportional:
+  Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.4; the flow is a gradient flow, so errors are not amplified
+  except through the timing of events, which the same proportionality covers), A(r) − A* ≈ C·r, hence
+  |A(r) − A*| ≈ |A(r) − A(r/R)| · R/(R − 1). The reported error is ``SAFETY``·|A(r) − A(r/R)| + floor with
+  SAFETY = 2 ≥ R/(R − 1) (R ≥ 10), the factor 2 covering a proportionality that holds only roughly (event
+  location cuts steps, the dense output's own error), and the floor what the two runs cannot be told apart by:
+  rounding, ``FLOOR_ULPS`` ulps of the quantity's scale (τ: max(1, |τ|); losses: the initial loss, which a
+  gradient flow never exceeds), and never less than the run's own relative tolerance rtol of that scale: two runs
+  can share an error that does not shrink with the tolerance (measured on drawn n = 3 data: an event at τ = 0.021 the
+  same to 1e-14 at rtol 1e-4 and 1e-6 and 8e-12 away at rtol 1e-12 — a pre-activation crossing its kink at a
+  shallow angle, where rounding of the state moves the crossing by δz/|ż|). Plateau losses are interpolated between step ends, an error no tolerance
+  controls: their bound adds the loss's change over that step (the loss of a gradient flow never increases, so the
+  value at the midpoint lies between the step ends'). A jump time also inherits the largest event-time bound before
+  it: the flow is autonomous, so an event found late by δ delays what follows by about δ (measured: jump times
+  that agree to 1e-12 between rtol 1e-4 and 1e-6 and differ by 5e-12 from rtol 1e-12, whose events moved by 1e-7).
+* Where it is not — a sign decision taken differently, so the two runs follow different branches — the runs differ
+  in *structure*: not the same jumps (neurons, fitted data), not the same events (for each neuron and datum the same
+  kinds in the same order; events of different components may swap places, as jumps may),
+  or the check run itself not successful. Then nothing is vouched for and the status is not a success
+  (`Status.TOLERANCE`, message naming the difference); engine "auto" reruns in mpmath.
+
+The bound is a promise about the run against a tighter run, not a proof: a branch taken identically at r and r/R but
+differently below r/R is not seen. `tests/test_engine_tolerance.py` tests the promise on drawn general data against
+runs at rtol 1e-12 for rtol 1e-2 … 1e-12.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+CHECK_FACTOR = 100.0  # R: the check run's tolerance is R times tighter
+SAFETY = 2.0  # ≥ R/(R − 1), with a margin (module docstring)
+FLOOR_ULPS = 64  # what two runs cannot be told apart by, in ulps of the quantity's scale
+
+
+def _by_component(events) -> dict:
+    """(neuron, datum) -> [(kind, index in the list)]: events of different components may swap places when their
+    times are within the error (simultaneous crossings), those of one component may not."""
+    out: dict = {}
+    for q, e in enumerate(events):
+        out.setdefault((e.neuron, e.datum), []).append((e.kind, q))
+    return out
+
+
+def _structure(run, check) -> str | None:
+    """Why the two runs cannot be compared answer by answer, or None. Jumps are matched by neuron (two jumps close
+    in time may swap places), events component by component."""
+    if not check.status.success:
+        return f"the check run ended with status {check.status.name.lower()} ({check.message})"
+    ours = sorted((jp.neuron, tuple(jp.fitted)) for jp in run.jumps)
+    theirs = sorted((jp.neuron, tuple(jp.fitted)) for jp in check.jumps)
+    if ours != theirs:
+        return f"the jumps (neuron, fitted data) differ: {ours[:6]} against {theirs[:6]} in the check run"
+    mine, other = _by_component(run.events), _by_component(check.events)
+    for key in sorted(set(mine) | set(other)):
+        u, v = [k for k, _ in mine.get(key, [])], [k for k, _ in other.get(key, [])]
+        if u != v:
+            return (f"the events of neuron {key[0]} on datum {key[1]} differ: {[k.value for k in u[:4]]} against "
+                    f"{[k.value for k in v[:4]]} in the check run ({len(run.events)} and {len(check.events)} events)")
+    return None
+
+
+def _matched_events(run, check) -> list:
+    """Pairs (event, the check run's event) component by component (`_structure` has checked they match)."""
+    other = _by_component(check.events)
+    seen: dict = {}
+    pairs = []
+    for e in run.events:
+        k = seen.get((e.neuron, e.datum), 0)
+        seen[(e.neuron, e.datum)] = k + 1
+        pairs.append((e, check.events[other[(e.neuron, e.datum)][k][1]]))
+    return pairs
+
+
+def _bounds(values, reference, floor) -> list[float]:
+    values, reference = np.asarray(values, dtype=float), np.asarray(reference, dtype=float)
+    return (SAFETY * np.abs(values - reference) + floor).tolist()
+
+
+def errors_against(run, check, problem, *, eps: float, method: str, tolerances: dict,
+                   rtol: float = 0.0) -> tuple[dict, str | None]:
+    """(``FlowResult.errors``, None) from a run and its check run at the same saved times, or (a dict without
+    bounds, the reason) when they differ in structure (module docstring)."""
+    out = {"method": method, "check": {**tolerances, "status": check.status.name.lower()}}
+    reason = _structure(run, check)
+    if reason is not None:
+        out["vouched"] = False
+        out["reason"] = reason
+        return out, reason
+    y = problem.labels
+    loss_scale = max(float(np.max(run.trajectory.loss)), float(np.max(check.trajectory.loss)), float(y @ y) / (2 * y.size))
+    unit = max(FLOOR_ULPS * eps, rtol)  # relative floor: rounding, and never less than the run's own tolerance
+    loss_floor = unit * loss_scale
+    event_bounds = [SAFETY * abs(u.tau - v.tau) + unit * max(1.0, abs(u.tau))
+                    for u, v in _matched_events(run, check)]
+    event_taus = [e.tau for e in run.events]
+    theirs = {jp.neuron: jp.tau for jp in check.jumps}
+
+    def inherited(tau):  # the largest event-time bound before tau: the dynamics after an event is shifted with it
+        k = int(np.searchsorted(event_taus, tau, side="right"))
+        return max(event_bounds[:k], default=0.0)
+
+    out.update({
+        "vouched": True,
+        "jumps": [SAFETY * abs(u.tau - theirs[u.neuron]) + unit * max(1.0, abs(u.tau)) + inherited(u.tau)
+                  for u in run.jumps],
+        # + the loss's spread over the step around each plateau's midpoint (`result.plateau_spreads`): the plateau
+        # loss is interpolated between step ends, an error that no tolerance controls
+        "plateaus": (np.asarray(_bounds(run.plateaus, check.plateaus, loss_floor))
+                     + run.stats.get("plateau_interpolation", 0.0)).tolist(),
+        "trajectory": _bounds(run.trajectory.loss, check.trajectory.loss, loss_floor),
+        "final_loss": SAFETY * abs(run.final_loss - check.final_loss) + loss_floor,
+        "events": max(event_bounds, default=0.0),
+    })
+    return out, None
+
+
+def check_problem(problem, run):
+    """The problem the check run solves: the run's own end as the horizon (a settled run is compared where it
+    stopped) and the run's saved times (its step ends when no times were requested)."""
+    import dataclasses
+
+    times = problem.save_at if problem.save_at is not None else tuple(np.unique(run.trajectory.tau).tolist())
+    return dataclasses.replace(problem, horizon=run.end if problem.horizon is None else problem.horizon, save_at=times)
+
+
+def at_saved_times(run, check):
+    """The check run's trajectory at the run's saved times (step ends repeat where an event has zero length)."""
+    idx = np.searchsorted(check.trajectory.tau, run.trajectory.tau)
+    check.trajectory.loss = np.asarray(check.trajectory.loss)[np.minimum(idx, len(check.trajectory.tau) - 1)]
+    return check
+
+
+def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method: str, rtol: float = 0.0):
+    """Run the check (``rerun(problem=…, **changes)``), attach ``result.errors`` and, when the two runs differ in
+    structure, turn a successful status into `Status.TOLERANCE` naming the difference (module docstring).
+    Runs that did not succeed are not checked (an unsettled run is: its saved times may all be vouched for)."""
+    import time
+
+    from .result import Status
+
+    if not (result.status.success or result.status is Status.UNSETTLED):
+        result.errors = {"method": method, "vouched": False, "reason": f"the run ended with status "
+                                                                      f"{result.status.name.lower()}"}
+        return result
+    started = time.perf_counter()
+    check = rerun(problem=check_problem(problem, result), save_params=False, **changes)
+    if problem.save_at is None:
+        check = at_saved_times(result, check)
+    if check.status is Status.BUDGET:  # the budget ran out in the check: nothing is vouched for
+        result.errors = {"method": method, "vouched": False, "reason": f"the check run stopped: {check.message}"}
+        result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the check run ({check.message})"
+        return result
+    result.errors, reason = errors_against(result, check, problem, eps=eps, method=method, tolerances=changes, rtol=rtol)
+    result.stats["check_seconds"] = time.perf_counter() - started
+    result.stats["check_nfev"] = check.stats.get("nfev")
+    if reason is not None and (result.status.success or result.status is Status.UNSETTLED):
+        result.message = f"{Status.TOLERANCE.value}: {reason} ({result.message})"
+        result.status = Status.TOLERANCE
+    return result

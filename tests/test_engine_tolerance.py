@@ -1,0 +1,112 @@
+"""A tolerance is a promise (issue 20, item 2): for every rtol a user can set, a successful run's answers — event
+times, jump times, plateau losses, the loss at the saved times — agree with a tight rerun (rtol 1e-12) within the
+errors the two results report (`numerics.flows.vouch`); an rtol outside the engine's bounds is refused naming it.
+
+The comparison: |answer − tight answer| ≤ error(answer) + error(tight answer) (both are bounds on the distance to the
+flow). Jumps are matched by neuron, events component by component (as `vouch` matches them).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from relucheck.numerics.errors import RelucheckInputError
+from relucheck.numerics.flows import FlowProblem, Status, solve
+from relucheck.numerics.flows.engines.logscale import MAX_RTOL, MIN_RTOL
+from relucheck.numerics.flows.vouch import _matched_events
+from relucheck.testing.strategies import random_general_instance
+
+RTOLS = [10.0 ** -k for k in range(2, 13)]  # 1e-2 … 1e-12
+TIGHT = 1e-12
+
+
+@functools.lru_cache(maxsize=64)
+def run(sizes: tuple, seed: int, lam: str, horizon: float, rtol: float):
+    n, d, m = sizes
+    problem = FlowProblem.from_instance(random_general_instance(n, d, m, seed), lam, horizon=horizon,
+                                        save_at=tuple(np.linspace(0.0, horizon, 9)))
+    return solve(problem, "float64", rtol=rtol, atol=rtol / 100)
+
+
+def worst_ratio(res, ref) -> float:
+    """max |answer − tight| / (error + tight's error) over every answer of a vouched-for run."""
+    e, f = res.errors, ref.errors
+    ratios = [np.abs(res.trajectory.loss - ref.trajectory.loss) / (np.array(e["trajectory"]) + f["trajectory"]),
+              np.abs(np.subtract(res.plateaus, ref.plateaus)) / (np.array(e["plateaus"]) + f["plateaus"])]
+    tight_jumps = {jp.neuron: (jp.tau, bound) for jp, bound in zip(ref.jumps, f["jumps"], strict=True)}
+    assert sorted(jp.neuron for jp in res.jumps) == sorted(tight_jumps)
+    ratios.append(np.array([abs(jp.tau - tight_jumps[jp.neuron][0]) / (bound + tight_jumps[jp.neuron][1])
+                            for jp, bound in zip(res.jumps, e["jumps"], strict=True)]))
+    ratios.append(np.array([abs(u.tau - v.tau) / (e["events"] + f["events"]) for u, v in _matched_events(res, ref)]))
+    return float(max((r.max() for r in ratios if r.size), default=0.0))
+
+
+def check_promise(sizes, seed, lam, horizon, rtol):
+    if not MIN_RTOL <= rtol <= MAX_RTOL:
+        with pytest.raises(RelucheckInputError, match="rtol must be in"):
+            run(sizes, seed, lam, horizon, rtol)
+        return None
+    ref = run(sizes, seed, lam, horizon, TIGHT)
+    assume(ref.success)  # the tight run vouched for itself (else there is nothing to compare with)
+    res = run(sizes, seed, lam, horizon, rtol)
+    if not res.success:
+        assert res.status in (Status.PRECISION, Status.TOLERANCE, Status.CHATTER), res.message
+        return None
+    assert res.errors["vouched"] and ref.errors["vouched"]
+    ratio = worst_ratio(res, ref)
+    assert ratio <= 1.0, (rtol, seed, ratio)
+    return ratio
+
+
+sizes_small = st.tuples(st.integers(3, 6), st.integers(2, 3), st.integers(2, 4))
+
+
+@pytest.mark.parametrize("rtol", RTOLS)
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(sizes=sizes_small, seed=st.integers(0, 2**32 - 1))
+def test_a_successful_run_is_within_its_reported_error_of_a_tight_rerun(rtol, sizes, seed):
+    check_promise(sizes, seed, "1e-10", 3.0, rtol)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("rtol", RTOLS)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(sizes=st.tuples(st.integers(6, 16), st.integers(3, 6), st.integers(3, 8)), seed=st.integers(0, 2**32 - 1))
+def test_the_promise_on_larger_instances_at_small_lambda(rtol, sizes, seed):
+    check_promise(sizes, seed, "1e-40", 6.0, rtol)
+
+
+def test_the_reported_errors_cover_every_answer():
+    res = run((6, 3, 5), 1, "1e-10", 3.0, 1e-6)
+    assert res.success and res.errors["vouched"]
+    assert len(res.errors["jumps"]) == len(res.jumps) and len(res.errors["plateaus"]) == len(res.plateaus)
+    assert len(res.errors["trajectory"]) == len(res.trajectory.loss)
+    assert res.errors["events"] > 0 and res.errors["final_loss"] > 0
+    assert res.errors["check"]["rtol"] == pytest.approx(1e-8)
+
+
+@pytest.mark.parametrize("rtol", [1e-3, 1e-13, float("nan"), True])
+def test_an_rtol_without_a_promise_is_refused_with_the_reason(rtol):
+    with pytest.raises(RelucheckInputError, match="rtol must be"):
+        run((4, 2, 2), 0, "1e-10", 3.0, rtol)
+
+
+def test_a_run_that_its_check_disagrees_with_is_not_a_success(monkeypatch):
+    """Mutant: a check run whose plateau path differs (other jumps) must turn a success into TOLERANCE."""
+    from relucheck.numerics.flows import vouch
+
+    real = vouch.errors_against
+
+    def against_other(res, check, problem, **kw):
+        check.jumps = check.jumps[1:]  # the check run "saw" one jump fewer
+        return real(res, check, problem, **kw)
+
+    monkeypatch.setattr(vouch, "errors_against", against_other)
+    problem = FlowProblem.from_instance(random_general_instance(6, 3, 5, 1), "1e-10", horizon=3.0)
+    res = solve(problem, "float64")
+    assert res.jumps and res.status is Status.TOLERANCE and not res.success
+    assert "jumps" in res.message and res.errors["vouched"] is False
