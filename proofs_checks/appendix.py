@@ -2,135 +2,440 @@
 numbers and tolerances of their checks (from a results.json of ``relucheck run``), the findings, and the
 figures and tables of ``relucheck report --paper`` found in the output directory.
 
-Writes ``appendix.tex`` (one standalone document, compiled by tests/test_latex.py with pdflatex and lualatex)
-and ``appendix_a.tex``, ``appendix_b.tex``, ``appendix_c.tex`` (the same sections as ``\\input``-able
-fragments without preamble, for authors).
+Writes ``appendix.tex`` (one standalone document, compiled by tests/test_latex.py with pdflatex and lualatex),
+``appendix_a.tex``, ``appendix_b.tex``, ``appendix_c.tex`` (the same sections as ``\\input``-able fragments
+without preamble, for authors) and ``relucheck-preamble.tex`` (the one preamble line the fragments need,
+`latex.PREAMBLE_LINE`). The fragments compile in one- and two-column articles (no longtable, no float wider
+than the column) and from any folder (`latex.FRAGMENT_SETUP`).
 
-A finding is a record (not a mutant) that is refuted, inconclusive or an error, or whose message says
-"paper's claim refuted" (the convention of docs/findings.md: such a check's prediction is the finding and
-its mutant, the paper's claim, must be refuted).
+Verdicts and counts come from `result.verdict_of` / `result.count_verdicts` (the record's fields, never its
+message), the same functions as the run's summary line, report.md, report.tex and results.csv. The text is for
+a reader: per check one sentence with prediction, measurement, tolerance and its reason, numbers through
+`latex.num` with the digits the tolerance warrants, a small table where a check compares several values; the
+messages (a log of the computation) stay in results.json. The confidence of a reconstruction and the numbering
+of each paper are said in words, in a legend.
 """
 from __future__ import annotations
 
-from collections import Counter
+import json
+import math
+import re
 from pathlib import Path
 
 from relucheck.theory.statement import PAPERS
 
 from . import latex
-from .latex_tables import is_number, table
 from .figures.index import latex_body, load_index
-from .report import fmt_value
+from .latex import num, prose
+from .report import SUMMARY_FILE, incomplete_note, write_text
+from .result import CHECK_VERDICTS, Verdict, count_verdicts, verdict_of
 from .results_file import load_results
 
-FINDING_MARK = "paper's claim refuted"
+MAX_TABLE_ROWS = 8  # values shown in a check's table; all of them are in results.json
+
+# A check's verdict for a reader (the heading of its paragraph)
+VERDICT_WORDS = {
+    Verdict.VERIFIED: "Verified",
+    Verdict.FINDING: "Finding: the paper's claim is refuted",
+    Verdict.REFUTED: "Refuted",
+    Verdict.INCONCLUSIVE: "Inconclusive",
+    Verdict.ERROR: "Error (the computation failed)",
+}
+# Short words for the confidence of a statement's form (the legend explains them)
+CONFIDENCE_WORDS = {
+    "certain": "as stated in the paper",
+    "likely": "reconstructed, probable",
+    "guess": "reconstructed from its role only",
+    "verified symbolically": "legible in the paper, confirmed symbolically",
+    "verified numerically": "legible in the paper, confirmed numerically",
+    "error": "legible in the paper, found wrong in part",
+    "unverified": "legible in the paper, not independently verified",
+}
+VERSION_WORDS = {"v1": "the first arXiv version", "v2": "the second arXiv version", "v3": "the third arXiv version"}
 
 
-def is_finding(rec: dict) -> bool:
-    if rec.get("mutant"):
-        return False
-    return rec["status"] in ("refuted", "inconclusive", "error") or FINDING_MARK in (rec.get("message") or "")
+# ---- values ---------------------------------------------------------------------------------------------
+_REPR = re.compile(r"np\.|Matrix\(|\[\s*[\[({]|\{\s*['\"]|\(\s*-?\d+\s*,\s*\[|\bTrue\b|\bFalse\b|\bNone\b|"
+                   r"\w+\(\[|^\s*[\[{(]")
+_ZERO_MATRIX = re.compile(r"Matrix\(\[\[[0,\s\[\]]*\]\]\)")
+_INTERVAL = re.compile(r"^\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]\s*$")
 
 
-def _verdict(rec: dict, mutant: dict | None) -> str:
-    text = rec["status"]
-    if mutant is not None:
-        text += "; mutant " + ("refuted" if mutant.get("caught") else "NOT refuted")
-    return text
+def _as_float(value) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
 
 
+def _scalar_tolerance(tolerance) -> float | None:
+    t = _as_float(tolerance)
+    return abs(t) if t is not None and math.isfinite(t) else None
+
+
+def _number(value: float, tolerance=None, reference: float | None = None) -> str:
+    """A number with the digits that show it to the tolerance's scale (`latex.significant_digits`)."""
+    scale = reference if reference not in (None, 0) else value
+    return num(value, latex.significant_digits(abs(scale), tolerance))
+
+
+def value_tex(value, tolerance=None) -> str | None:
+    """One value as LaTeX for a reader, or None when it is a structure (a table shows it) or an expression
+    that only a program could read (it stays in results.json)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return None
+    f = _as_float(value)
+    if f is not None:
+        if isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value)):
+            return num(int(f)) if abs(f) < 1e6 else num(f)
+        return _number(f, tolerance)
+    if isinstance(value, str):
+        if _ZERO_MATRIX.fullmatch(value.strip()):
+            return "the zero matrix"
+        m = _INTERVAL.match(value)
+        if m:
+            lo, hi = float(m.group(1)), float(m.group(2))
+            digits = latex.significant_digits(max(abs(lo), abs(hi)), abs(hi - lo) or None, high=6)
+            return rf"\ensuremath{{[}}{num(lo, digits)}, {num(hi, digits)}\ensuremath{{]}}"
+        text = re.sub(r"'(\w[\w -]*)'", r"\1", value)  # check-ode verdict 'verified' → verified
+        if _REPR.search(text) or len(text) > 90:
+            return None
+        return prose(text)
+    return None
+
+
+def _leaves(value, prefix: str = "") -> list[tuple[str, object]]:
+    """(label, leaf) of a nested list/dict value, labels 1, 2, … for lists and the key for dicts."""
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            label = (prefix + " " if prefix else "") + str(k).replace("_", " ")
+            out += _leaves(v, label) if isinstance(v, (list, dict)) else [(label, v)]
+        return out
+    if isinstance(value, list):
+        out = []
+        for k, v in enumerate(value, 1):
+            label = f"{prefix}, {k}" if prefix else str(k)
+            out += _leaves(v, label) if isinstance(v, (list, dict)) else [(label, v)]
+        return out
+    return [(prefix, value)]
+
+
+def _shape(value) -> str:
+    dims = []
+    while isinstance(value, list) and value:
+        dims.append(len(value))
+        value = value[0]
+    return r"\ensuremath{\times}".join(str(d) for d in dims)
+
+
+def _intervals(tolerance, n: int) -> list[tuple[float, float]] | None:
+    """Per-value intervals of a tolerance (a list of [low, high] pairs, or interval_low/interval_high lists)."""
+    if isinstance(tolerance, dict) and {"interval_low", "interval_high"} <= set(tolerance):
+        lows, highs = tolerance["interval_low"], tolerance["interval_high"]
+        if isinstance(lows, list) and isinstance(highs, list) and len(lows) == len(highs) == n:
+            pairs = list(zip(lows, highs))
+        else:
+            return None
+    elif isinstance(tolerance, list) and len(tolerance) == n and all(isinstance(p, list) and len(p) == 2 for p in tolerance):
+        pairs = [tuple(p) for p in tolerance]
+    else:
+        return None
+    try:
+        return [(float(a), float(b)) for a, b in pairs]
+    except (TypeError, ValueError):
+        return None
+
+
+def _cell(value, tolerance) -> str:
+    return value_tex(value, tolerance) or "(an exact expression)"
+
+
+def _value_table(label: str, rows: list[list[str]], header: list[str]) -> str:
+    """A small float-free table (works in one and two columns), numbers right-aligned."""
+    specs = r"@{}>{\raggedright\arraybackslash}p{0.3\linewidth}" + "r" * (len(header) - 1) + "@{}"
+    lines = [r"\par\smallskip{\footnotesize\noindent\begin{tabular}{" + specs + "}", r"\toprule",
+             " & ".join(latex.escape(h) for h in header) + r" \\", r"\midrule"]
+    lines += [" & ".join(row) + r" \\" for row in rows]
+    lines += [r"\bottomrule", r"\end{tabular}\par}\smallskip", ""]
+    return "\n".join(lines)
+
+
+def _comparison(rec: dict) -> tuple[str, str]:
+    """(the sentence with prediction, measurement, difference and tolerance; a table or '')."""
+    pred, meas, tol = rec.get("prediction"), rec.get("measurement"), rec.get("tolerance")
+    tol_scalar = _scalar_tolerance(tol)
+    p_leaves = _leaves(pred) if isinstance(pred, (list, dict)) else None
+    m_leaves = _leaves(meas) if isinstance(meas, (list, dict)) else None
+    parts, table = [], ""
+    p_flat = value_tex(pred, tol_scalar) if p_leaves is None else None
+    m_flat = value_tex(meas, tol_scalar) if m_leaves is None else None
+    pf, mf = _as_float(pred), _as_float(meas)
+    if pf is not None and mf is not None:  # two numbers: the digits of the difference's scale, the difference
+        ref = max(abs(pf), abs(mf))
+        p_flat, m_flat = _number(pf, tol_scalar, ref), _number(mf, tol_scalar, ref)
+    if p_leaves is None:
+        parts.append(f"predicted {p_flat}" if p_flat else "the prediction is an exact expression")
+    if m_leaves is None:
+        same = isinstance(pred, str) and pred == meas
+        parts.append("measured the same" if same and not m_flat else
+                     f"measured {m_flat}" if m_flat else "the measurement is an exact expression")
+    if pf is not None and mf is not None and pf != mf:
+        parts.append(f"a difference of {num(abs(pf - mf), 2)}")
+    if p_leaves is not None or m_leaves is not None:
+        table, note = _structured(pred, meas, p_leaves, m_leaves, tol, tol_scalar)
+        parts.append(note)
+    sentence = "; ".join(p for p in parts if p)
+    if tol_scalar is not None:
+        sentence += f"; tolerance {num(tol_scalar, 2)}" if tol_scalar else "; compared exactly (tolerance 0)"
+    elif isinstance(tol, list) and len(tol) == 2 and all(_as_float(t) is not None for t in tol):
+        lo, hi = float(tol[0]), float(tol[1])
+        sentence += rf"; allowed interval \ensuremath{{[}}{num(lo, 4)}, {num(hi, 4)}\ensuremath{{]}}"
+    elif isinstance(tol, str) and tol.strip():
+        text = value_tex(tol)
+        sentence += f"; tolerance {text}" if text else ""
+    return sentence, table
+
+
+def _structured(pred, meas, p_leaves, m_leaves, tol, tol_scalar) -> tuple[str, str]:
+    """The table of a check that compares several values, and the words that introduce it."""
+    if p_leaves is not None and m_leaves is not None and [l for l, _ in p_leaves] == [l for l, _ in m_leaves]:
+        header = ["value", "predicted", "measured"]
+        rows, diffs = [], []
+        for (label, p), (_, m) in zip(p_leaves, m_leaves):
+            pf, mf = _as_float(p), _as_float(m)
+            if pf is not None and mf is not None:
+                ref = max(abs(pf), abs(mf))
+                cells = [_number(pf, tol_scalar, ref), _number(mf, tol_scalar, ref)]
+                diffs.append(abs(pf - mf))
+            else:
+                cells = [_cell(p, tol_scalar), "the same" if p == m else _cell(m, tol_scalar)]
+            rows.append([latex.escape(label)] + cells)
+        n = len(rows)
+        words = f"{n} values compared" + (f" (a {_shape(pred)} array)" if isinstance(pred, list) and
+                                           isinstance(pred[0] if pred else None, list) else "")
+        if diffs and len(diffs) == n:
+            words += f", largest difference {num(max(diffs), 2)}"
+    else:
+        leaves = m_leaves if m_leaves is not None else p_leaves
+        which = "measured" if m_leaves is not None else "predicted"
+        intervals = _intervals(tol, len(leaves)) if m_leaves is not None else None
+        header = ["value", which] + (["lower end", "upper end"] if intervals else [])
+        rows = []
+        for k, (label, v) in enumerate(leaves):
+            row = [latex.escape(label), _cell(v, tol_scalar)]
+            if intervals:
+                row += [num(intervals[k][0], 4), num(intervals[k][1], 4)]
+            rows.append(row)
+        n = len(rows)
+        words = f"{n} {which} values" + (", each to lie in its interval" if intervals else "")
+        floats = [f for f in (_as_float(v) for _, v in leaves) if f is not None]
+        if len(floats) == n and n > 1:
+            words += f" (from {num(min(floats), 3)} to {num(max(floats), 3)})"
+    shown = rows[:MAX_TABLE_ROWS]
+    if n > len(shown):
+        words += f"; the table shows the first {len(shown)}, all are in the results file"
+    return _value_table("", shown, header), words
+
+
+# ---- one check, one statement -----------------------------------------------------------------------------
 def _check_item(rec: dict, mutant: dict | None) -> str:
-    """One check as a description item: verdict, prediction, measurement, tolerance and its reason, message."""
-    def num(value) -> str:
-        cell = fmt_value(value, 4)
-        return rf"\num{{{cell}}}" if is_number(cell) else latex.escape(cell)
+    """One check for a reader: its verdict, the comparison in a sentence (and a table), the tolerance's reason,
+    the finding it establishes, its mutant."""
+    verdict = verdict_of(rec)
+    sentence, table = _comparison(rec)
+    parts = [rf"\textbf{{{VERDICT_WORDS[verdict]}.}}"]
+    if rec.get("finding"):
+        lead = "It establishes" if verdict is Verdict.FINDING else "It was to establish (this run does not)"
+        parts.append(f"{lead}: {prose(rec['finding'].rstrip('.'))}.")
+    parts.append(sentence[:1].upper() + sentence[1:] + ".")
+    if rec.get("tolerance_reason"):
+        parts.append(f"Why this tolerance: {prose(rec['tolerance_reason'].rstrip('.'))}.")
+    if mutant is not None:
+        caught = verdict_of(mutant) is Verdict.MUTANT_CAUGHT
+        what = prose(mutant.get("mutation") or "a deliberately wrong claim")
+        parts.append(f"Its mutant ({what}) came out {'refuted, as it must' if caught else 'NOT refuted'}.")
+    seed = rec.get("seed")
+    parts.append(f"{{\\footnotesize Seed {seed if seed is not None else 'none'}; "
+                 rf"record \texttt{{{latex.identifier(rec['id']).source}}}.}}")
+    return r"\item " + " ".join(parts) + ("\n" + table if table else "")
 
-    parts = [rf"\emph{{{latex.escape(_verdict(rec, mutant))}}}.",
-             f"Prediction {num(rec.get('prediction'))}; measurement {num(rec.get('measurement'))}; "
-             f"tolerance {num(rec.get('tolerance'))}"
-             + (f" ({latex.escape(rec['tolerance_reason'])})" if rec.get("tolerance_reason") else "") + ".",
-             latex.escape(f"Precision {rec.get('precision') or '—'}, seed {rec.get('seed')}, "
-                          f"{float(rec.get('seconds') or 0):.2f} s.")]
-    if rec.get("message"):
-        parts.append(latex.escape(rec["message"]))
-    return rf"\item[{latex.identifier(rec['id']).source}] " + " ".join(parts)
+
+def _numbering(st) -> str:
+    """The statement's numbers in the paper's versions, in words ("" for a paper with one version)."""
+    if not st.numbers or all(n == st.number for n in st.numbers.values()) and len(st.numbers) == 1:
+        return ""
+    shown = [f"{n} in {VERSION_WORDS.get(v, 'version ' + v)}" for v, n in st.numbers.items()]
+    return "Numbered " + " and ".join(shown) + "."
+
+
+def _statement(st) -> str:
+    """A statement as the paper states it (the statement's hand-written LaTeX when it has it)."""
+    title = st.title_latex() if hasattr(st, "title_latex") else latex.escape(st.title)
+    parts = [rf"\paragraph{{{latex.escape(st.number)}: {title}.}}"]
+    words = CONFIDENCE_WORDS.get(st.confidence, st.confidence)
+    parts.append(rf"\emph{{Form: {latex.escape(words)}.}} " + latex.escape(_numbering(st)))
+    hypotheses = st.hypotheses_latex() if hasattr(st, "hypotheses_latex") else tuple(
+        latex.escape(h) for h in st.hypotheses)
+    if hypotheses:
+        parts.append(r"\emph{Assumptions:} " + "; ".join(h.rstrip(". ") for h in hypotheses) + ".")
+    conclusion = getattr(st, "conclusion_tex", "") or st.conclusion_latex()
+    if not getattr(st, "conclusion_tex", "") and not hasattr(st, "title_latex") and not isinstance(st.conclusion, str):
+        conclusion = rf"\[ {conclusion} \]"  # the statement module before hand-written LaTeX: bare math
+    parts.append(r"\emph{Claim:} " + conclusion)
+    return "\n".join(parts) + "\n"
+
+
+# ---- sections ---------------------------------------------------------------------------------------------
+def _counts_text(counts) -> str:
+    words = {Verdict.VERIFIED: "verified", Verdict.FINDING: "finding{s} (paper's claim refuted)",
+             Verdict.REFUTED: "refuted", Verdict.INCONCLUSIVE: "inconclusive", Verdict.ERROR: "error{s}"}
+    parts = [f"{counts[v]} " + words[v].format(s="s" if counts[v] != 1 else "") for v in CHECK_VERDICTS if counts[v]]
+    return ", ".join(parts) or "no check"
+
+
+def _legend(paper: str, statements) -> str:
+    """What a reader needs to read the section: the verdict words, the forms' confidence, the numbering."""
+    from relucheck.theory import statement as statement_module
+
+    explain = getattr(statement_module, "confidence_explanation", None)
+    numbering = getattr(statement_module, "numbering_explanation", None)
+    tags = sorted({st.confidence for st in statements})
+    items = [r"\item[Verdicts.] \emph{Verified}: the prediction and the measurement agree within the tolerance. "
+             r"\emph{Finding}: the check shows that the paper's claim, as stated, fails (its prediction is the "
+             r"refutation; its mutant is the paper's claim). \emph{Refuted}: they disagree. \emph{Inconclusive}: "
+             r"the computation cannot decide at this precision. Each check's \emph{mutant} is a deliberately wrong "
+             r"claim run through the same computation; it must come out refuted."]
+    for tag in tags:
+        meaning = explain(tag) if explain else ""
+        items.append(rf"\item[Form {latex.escape(CONFIDENCE_WORDS.get(tag, tag))}.] "
+                     + (latex.escape(meaning[:1].upper() + meaning[1:]) + "." if meaning else ""))
+    if numbering:
+        items.append(r"\item[Numbering.] " + latex.escape(numbering(paper)) + ".")
+    return r"\begin{description}\small" + "\n" + "\n".join(items) + "\n" + r"\end{description}" + "\n"
 
 
 def _summary_table(paper: str, statements, by_statement) -> str:
     rows = []
     for st in statements:
-        recs = [r for r in by_statement.get(st.id, []) if not r.get("mutant")]
-        counts = Counter(r["status"] for r in recs)
-        verdicts = ", ".join(f"{counts[s]} {s}" for s in ("verified", "refuted", "inconclusive", "error") if counts[s])
-        rows.append([st.number, st.title, verdicts or ("not checkable" if st.not_checkable_reason else "not run")])
-    return table(["statement", "title", "verdicts"], rows, long=True,
-                       caption=f"Paper {paper}: statements and the verdicts of their checks in this results file")
+        counts = count_verdicts(r for r in by_statement.get(st.id, []) if not r.get("mutant"))
+        text = _counts_text(counts) if any(counts[v] for v in CHECK_VERDICTS) else (
+            "not checkable" if st.not_checkable_reason else "not run")
+        rows.append([st.number, st.title, text])
+    return _table(["statement", "title", "checks"], rows, f"Paper {paper}: statements and the verdicts of their checks")
 
 
-def paper_section(paper: str, statements: dict, records: list[dict], out_dir) -> str:
+def _table(header, rows, caption):
+    from .latex_tables import table
+
+    return table(header, rows, caption=caption, breakable=True)
+
+
+def _label_prefix(tex: str, paper: str) -> str:
+    """Labels of the figures and tables inlined in a paper's section, made unique to the appendix."""
+    return re.sub(r"\\label\{", rf"\\label{{relucheck-appendix-{paper.lower()}-", tex)
+
+
+def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *, expected: int | None = None) -> str:
     """The appendix section of one paper (LaTeX, no preamble)."""
     own = sorted((st for st in statements.values() if st.paper == paper), key=lambda st: st.id)
     by_statement: dict[str, list[dict]] = {}
     for rec in records:
         by_statement.setdefault(rec.get("statement", ""), []).append(rec)
-    parts = [rf"\section{{Paper {paper}}}", latex.escape(PAPERS[paper]) + ".", "",
-             _summary_table(paper, own, by_statement), r"\subsection{Statements and verdicts}"]
+    mine = [r for r in records if r.get("paper") == paper]
+    counts = count_verdicts(r for r in mine if not r.get("mutant"))
+    note = incomplete_note(len(records), expected)
+    head = (latex.escape(note[:1].upper() + note[1:]) + r"; the counts below cover only the records present. "
+            if note else "")
+    parts = [r"\begingroup" + latex.SISETUP, rf"\section{{Paper {paper}: machine verification}}"
+             + rf"\label{{relucheck-appendix-{paper.lower()}}}",
+             head + latex.escape(PAPERS[paper]) + ". " + f"Checks of this paper in this run: {_counts_text(counts)}.",
+             _legend(paper, own), _summary_table(paper, own, by_statement)]
+    findings = [r for r in mine if verdict_of(r) in (Verdict.FINDING, Verdict.REFUTED, Verdict.INCONCLUSIVE,
+                                                     Verdict.ERROR)]
+    parts.append(r"\subsection{Findings and open points}")
+    if findings:
+        items = []
+        for r in findings:
+            v = verdict_of(r)
+            text = prose(r["finding"].rstrip(".")) + "." if r.get("finding") and v is Verdict.FINDING else (
+                "the check could not decide at this precision." if v is Verdict.INCONCLUSIVE else
+                "the prediction and the measurement disagree." if v is Verdict.REFUTED else "the computation failed.")
+            items.append(rf"\item \textbf{{{VERDICT_WORDS[v]}}} ({latex.escape(r.get('statement', '').split('.', 1)[-1])}, "
+                         rf"record \texttt{{{latex.identifier(r['id']).source}}}): {text}")
+        parts.append(r"\begin{itemize}" + "\n" + "\n".join(items) + "\n" + r"\end{itemize}")
+    else:
+        parts.append("No finding and no open point among the checks of this paper in this run.\n")
+    parts.append(r"\subsection{Statements and verdicts}")
     for st in own:
-        parts.append(st.to_latex())
+        parts.append(_statement(st))
         recs = by_statement.get(st.id, [])
         mutants = {r.get("check"): r for r in recs if r.get("mutant")}
         checks = [r for r in recs if not r.get("mutant")]
         if checks:
-            parts.append(r"\begin{description}" + "\n".join(_check_item(r, mutants.get(r["id"])) for r in checks)
-                         + r"\end{description}")
+            parts.append(r"\begin{itemize}" + "\n" + "\n".join(_check_item(r, mutants.get(r["id"])) for r in checks)
+                         + "\n" + r"\end{itemize}")
         elif st.not_checkable_reason:
-            parts.append(latex.escape(f"Not checked numerically: {st.not_checkable_reason}") + "\n")
+            parts.append(r"\emph{Not checked numerically:} " + prose(st.not_checkable_reason) + "\n")
         else:
-            parts.append(r"\emph{No check of this statement in the results file.}" + "\n")
-    findings = [r for r in records if r.get("paper") == paper and is_finding(r)]
-    parts.append(r"\subsection{Findings}")
-    if findings:
-        parts.append(r"\begin{itemize}" + "\n".join(
-            rf"\item {latex.identifier(r['id']).source} ({latex.escape(r['status'])}): {latex.escape(r.get('message', ''))}"
-            for r in findings) + r"\end{itemize}")
-    else:
-        parts.append("No finding among the checks of this paper in the results file.\n")
+            parts.append(r"\emph{No check of this statement in this run.}" + "\n")
     index = load_index(out_dir, paper)
     parts.append(r"\subsection{Figures and tables}")
     if index:
-        parts.append(latex_body(out_dir, index) + r"\clearpage")
+        parts.append(_label_prefix(latex_body(out_dir, index), paper) + r"\clearpage")
     else:
-        parts.append(latex.escape(f"None in this directory: run `relucheck report --paper {paper}` with the same "
-                                  f"--out to add them.") + "\n")
+        parts.append(latex.escape(f"None in this folder: run relucheck report --paper {paper} with the same "
+                                  "output folder to add them.") + "\n")
+    parts.append(r"\endgroup")
     return "\n".join(parts) + "\n"
 
 
+def _expected(results) -> int | None:
+    """How many records the run expected (run-summary.json beside the results file), None when unknown."""
+    path = Path(results).with_name(SUMMARY_FILE)
+    try:
+        value = json.loads(path.read_text()).get("expected")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def write_appendix(results, out_dir, papers=("A", "B", "C")) -> list[Path]:
-    """Write appendix.tex (standalone) and one \\input-able fragment per paper into ``out_dir``."""
+    """Write appendix.tex (standalone), one \\input-able fragment per paper and relucheck-preamble.tex."""
     from relucheck.theory.statements import all_statements
 
+    from .report import summary_line
+
     records = load_results(results)
+    expected = _expected(results)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     statements = all_statements()
     paths, bodies = [], []
     for paper in papers:
-        body = paper_section(paper, statements, records, out)
+        body = paper_section(paper, statements, records, out, expected=expected)
         bodies.append(body)
         path = out / f"appendix_{paper.lower()}.tex"
-        path.write_text(latex.fragment_header(f"appendix section of paper {paper}") + body)
+        write_text(path, latex.fragment_header(f"appendix section of paper {paper}") + body)
         paths.append(path)
-    counts = Counter(r["status"] for r in records if not r.get("mutant"))
-    mutants = [r for r in records if r.get("mutant")]
+    preamble = write_text(out / latex.PREAMBLE_FILE, latex.preamble_file())
+    line = summary_line(records, expected=expected)
     versions = (records[0].get("versions") or {}) if records else {}
-    intro = latex.escape(
-        f"Machine verification of the statements of papers {', '.join(papers)} by relucheck: every check computes a "
-        f"prediction and a measurement and compares them within a derived tolerance; its mutant (a deliberately "
-        f"wrong version of the claim) must come out refuted. This results file holds "
-        + ", ".join(f"{counts[s]} {s}" for s in ("verified", "refuted", "inconclusive", "error") if counts[s])
-        + (f" checks and {sum(bool(r.get('caught')) for r in mutants)} of {len(mutants)} mutants refuted" if mutants
-           else " checks (run without --mutate)") + ". "
-        + ("Versions: " + ", ".join(f"{k} {versions[k]}" for k in sorted(versions)) + "." if versions else ""))
+    shown = ("relucheck", "python", "numpy", "scipy", "sympy", "mpmath")
+    intro = ("Machine verification of the statements of papers " + ", ".join(papers) + " by relucheck: every check "
+             "computes a prediction and a measurement and compares them within a tolerance derived from the "
+             "computation (its reason is given); its mutant, a deliberately wrong version of the claim, must come "
+             "out refuted. This run: " + prose(line) + ". "
+             + (latex.escape("Versions: " + ", ".join(f"{k} {versions[k]}" for k in shown if k in versions) + ".")
+                if versions else ""))
     path = out / "appendix.tex"
-    path.write_text(latex.document("Appendix: verification of the papers' statements", intro + "\n\n" + "\n".join(bodies)))
-    return [path] + paths
+    write_text(path, latex.document("Appendix: verification of the papers' statements", intro + "\n\n" + "\n".join(bodies)))
+    return [path] + paths + [preamble]

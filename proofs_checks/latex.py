@@ -18,6 +18,7 @@ texlive-latex-recommended, texlive-science (siunitx) and texlive-luatex. Decisio
 """
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -229,6 +230,79 @@ def escape(text) -> str:
     return "".join(out)
 
 
+def significant_digits(value: float, tolerance=None, *, low: int = 2, high: int = 6) -> int:
+    """Significant digits that show ``value`` to the scale of ``tolerance`` (one digit below it), between
+    ``low`` and ``high``; ``high`` when there is no positive finite tolerance (exact comparisons)."""
+    try:
+        tol = abs(float(tolerance))
+    except (TypeError, ValueError):
+        return high
+    if not (math.isfinite(tol) and tol > 0 and math.isfinite(value) and value != 0):
+        return high
+    return max(low, min(high, math.floor(math.log10(abs(value))) - math.floor(math.log10(tol)) + 2))
+
+
+def num(value, digits: int = 4) -> str:
+    """THE number formatter of the reader's texts: siunitx ``\\num{…}`` with ``digits`` significant digits (at
+    most 6, never a 17-digit float), scientific notation below 1e-3 and from 1e5 on (``\\num{1e-12}`` prints
+    1 × 10⁻¹²); integers print whole (up to 10⁶); booleans as yes/no; NaN and ±∞ as words/symbols."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and abs(value) < 10**6:
+        return rf"\num{{{value}}}"
+    v = float(value)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return r"\ensuremath{\infty}" if v > 0 else r"\ensuremath{-\infty}"
+    if v == 0:
+        return r"\num{0}"
+    digits = max(1, min(6, digits))
+    if abs(v) < 1e-3 or abs(v) >= 1e5:
+        mant, exp = f"{v:.{digits - 1}e}".split("e")
+        mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+        return rf"\num{{{mant}e{int(exp)}}}"
+    text = f"{v:.{digits}g}"
+    if "e" in text:  # 12345.6 at 4 digits: %g switches to an exponent; write the rounded integer instead
+        text = str(int(round(float(text))))
+    return rf"\num{{{text}}}"
+
+
+_PROSE_NUMBER = re.compile(r"(?<![\w.])(\d+\.\d{5,}|\d+(?:\.\d+)?[eE][+-]?\d+)(?![\w.])")
+_PROSE_POWER = re.compile(r"(?<![\w.])(\d+)\^(\{[^{}]*\}|[-−]?\([^()]*\)|[-−]?[\w.]+)")
+
+
+def prose(text) -> str:
+    """Text for a reader (a tolerance's reason, a finding, a mutation) as LaTeX: `escape`, with numbers written
+    by `num` (``1e-06`` → 1 × 10⁻⁶, ``0.7000000000000001`` → 0.7) and powers of numbers in math
+    (``10^-(digits − 10)``, ``2^-52``), so that no exponent, caret or long float is printed raw."""
+    text = str(text)
+    out, pos = [], 0
+    pattern = re.compile(f"{_PROSE_POWER.pattern}|{_PROSE_NUMBER.pattern}")
+    for m in pattern.finditer(text):
+        out.append(escape(text[pos:m.start()]))
+        if m.group(1) is not None:  # a power
+            exponent = m.group(2)
+            if exponent.startswith("{") and exponent.endswith("}"):
+                exponent = exponent[1:-1]
+            sign = ""
+            if exponent[:1] in "-−":
+                sign, exponent = "-", exponent[1:]
+            if re.fullmatch(r"\d+", exponent):
+                inner = exponent
+            elif re.fullmatch(r"\(\d+\)", exponent):
+                inner = exponent[1:-1]
+            else:
+                inner = r"\text{" + escape(exponent) + "}"
+            out.append(r"\ensuremath{" + m.group(1) + "^{" + sign + inner + "}}")
+        else:
+            number = m.group(3)
+            out.append(num(float(number), 4))
+        pos = m.end()
+    out.append(escape(text[pos:]))
+    return "".join(out)
+
+
 def math_unicode(tex: str) -> str:
     """LaTeX math (e.g. `sympy.latex` of a symbol with a Unicode name) with its non-ASCII runs made ASCII."""
     return re.sub(r"[^\x00-\x7f]+", lambda m: r"\text{" + escape(m.group()) + "}", tex)
@@ -255,23 +329,40 @@ class Tex:
 
 
 def figure(pdf: str, caption: str, *, label: str = "", wide: bool = False) -> str:
-    """A figure fragment at the PDF's natural size (the figures are drawn at their printed size);
-    ``wide`` figures (full text width) go in ``figure*``."""
+    """A figure fragment: the PDF at its natural (printed) size, scaled down to ``\\linewidth`` when the column
+    is narrower; ``wide`` figures (full text width) go in ``figure*`` (both columns of a two-column paper).
+    The path is ``\\relucheckfiledir``/name (`FRAGMENT_SETUP`), so the fragment works from any folder."""
     env = "figure*" if wide else "figure"
-    lines = [rf"\begin{{{env}}}[htbp]", r"\centering", rf"\includegraphics{{{Path(pdf).as_posix()}}}",
+    name = Path(pdf).name
+    lines = [rf"\begin{{{env}}}[htbp]", r"\centering",
+             rf"\sbox0{{\includegraphics{{\relucheckfiledir {name}}}}}"
+             r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi",
              rf"\caption{{{escape(caption)}}}" + (rf"\label{{{label}}}" if label else ""), rf"\end{{{env}}}"]
     return "\n".join(lines) + "\n"
 
 
-PACKAGES = ["amsmath", "amssymb", "booktabs", "array", "tabularx", "longtable", "siunitx", "graphicx"]
+# The packages every fragment relucheck writes needs (tables, appendix sections, statements, figures). With
+# pdflatex, T1 + Latin Modern are what keep every glyph (§ included) a Type 1 font, never a Type 3 bitmap.
+PACKAGES = ["amsmath", "amssymb", "booktabs", "array", "tabularx", "siunitx", "graphicx"]
+PREAMBLE_LINE = (r"\usepackage[T1]{fontenc}\usepackage{lmodern}\usepackage{" + ",".join(PACKAGES) + "}")
+PREAMBLE_FILE = "relucheck-preamble.tex"
+# At the top of every fragment: the folder of relucheck's files for \includegraphics, which is \relucheckdir
+# when the author defines it, else the folder the fragment was \input from (LaTeX's \CurrentFilePath, 2021+).
+FRAGMENT_SETUP = (r"\ifdefined\relucheckdir\edef\relucheckfiledir{\relucheckdir}\else"
+                  r"\edef\relucheckfiledir{\ifdefined\CurrentFilePath\ifx\CurrentFilePath\empty\else"
+                  r"\CurrentFilePath/\fi\fi}\fi")
+# Local siunitx settings of every table and number of relucheck (no dependence on the author's \sisetup:
+# 0.06431 must not print as "0.064 31").
+SISETUP = r"\sisetup{group-digits=integer}"
 PREAMBLE = "\n".join([
     r"\documentclass[10pt]{article}",
     r"\usepackage{iftex}",
     r"\ifPDFTeX\usepackage[T1]{fontenc}\usepackage[utf8]{inputenc}\fi",
     r"\usepackage{lmodern}",
     r"\usepackage[a4paper,margin=0.7in]{geometry}",  # text width 6.87 in: a 6.75 in full-width figure fits
-    r"\usepackage{" + ",".join(PACKAGES) + "}",
+    r"\usepackage{" + ",".join(PACKAGES + ["longtable"]) + "}",
     r"\sisetup{round-mode=none,group-digits=integer}",
+    r"\newcommand{\relucheckfiledir}{}",
     r"\setlength{\parindent}{0pt}\setlength{\parskip}{0.6ex plus 0.3ex}",
     r"\setlength{\emergencystretch}{3em}",
     r"\setcounter{topnumber}{4}\setcounter{totalnumber}{6}\renewcommand{\topfraction}{0.9}",
@@ -280,8 +371,19 @@ PREAMBLE = "\n".join([
 
 
 def fragment_header(what: str) -> str:
-    """The comment opening an \\input-able fragment: what it is and the packages it needs."""
-    return f"% {what}, written by relucheck; \\input it in a document that loads\n% \\usepackage{{{','.join(PACKAGES)}}}\n"
+    """The opening of an \\input-able fragment: what it is, the one preamble line it needs, and `FRAGMENT_SETUP`."""
+    return (f"% {what}, written by relucheck. \\input it in a document whose preamble has the line\n"
+            f"%   {PREAMBLE_LINE}\n"
+            f"% (or \\input{{{PREAMBLE_FILE}}}, written beside it). Figures are found from any folder; to place\n"
+            f"% them elsewhere, \\newcommand{{\\relucheckdir}}{{path/to/folder/}} before the first \\input.\n"
+            + FRAGMENT_SETUP + "%\n")
+
+
+def preamble_file() -> str:
+    """The contents of `PREAMBLE_FILE`: the documented preamble line of every fragment, as a file to \\input."""
+    return ("% relucheck-preamble.tex, written by relucheck: the packages that relucheck's LaTeX fragments need\n"
+            "% (appendix_*.tex, table fragments, figures). \\input it in your preamble, or copy this line:\n"
+            + PREAMBLE_LINE + "\n")
 
 
 def document(title: str, body: str, *, page: str = "portrait") -> str:

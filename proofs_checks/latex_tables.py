@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .latex import Tex, escape
+from .latex import SISETUP, Tex, escape
 
 COLUMN_WIDTH_PT = 234.0  # 3.25 in: one column of a two-column paper
 
@@ -190,13 +190,19 @@ def estimated_width_pt(cols: list[_Column], font_pt: float = 9.0) -> float:
     return sum(c.chars * _EM_PER_CHAR * font_pt + 12.0 for c in cols)
 
 
-def table(header, rows, *, caption: str = "", label: str = "", long: bool = False, page: str = "portrait") -> str:
+BREAKABLE_ROWS = 25  # rows per block of a `breakable` table (a page may break between blocks)
+
+
+def table(header, rows, *, caption: str = "", label: str = "", long: bool = False, page: str = "portrait",
+          breakable: bool = False) -> str:
     """A booktabs table as a fragment (no preamble; needs the packages of `latex.PACKAGES`).
 
     Cells are strings (numbers formatted by `report.fmt_number`); `Tex` cells pass verbatim.
     ``long=True`` gives a ``longtable`` (page breaks allowed, text columns sharing the line) for the
-    standalone documents (``page`` as in `latex.document`); otherwise floats of at most `MAX_FLOAT_ROWS`
-    rows, ``table*`` when wider than one column of a two-column paper.
+    standalone documents (``page`` as in `latex.document`); ``breakable=True`` the same columns as float-free
+    ``tabular`` blocks of `BREAKABLE_ROWS` rows (for fragments: works in one- and two-column documents, where
+    longtable fails; ``caption`` is a bold line above, ``label`` unused); otherwise floats of at most
+    `MAX_FLOAT_ROWS` rows, ``table*`` when wider than one column of a two-column paper.
     """
     rows = [list(r) for r in rows]
     cols = _columns(header, rows)
@@ -204,6 +210,17 @@ def table(header, rows, *, caption: str = "", label: str = "", long: bool = Fals
     body = [" & ".join(_cell(x, c) for x, c in zip(row, cols)) + r" \\" for row in rows]
     cap = escape(caption)
     labelled = rf"\caption{{{cap}}}" + (rf"\label{{{label}}}" if label else "")
+    if breakable:
+        specs = "@{}" + "".join(_long_specs(cols, LINE_WIDTH_EM["portrait"])) + "@{}"
+        lines = [r"\par{\footnotesize" + SISETUP]
+        if cap:
+            lines.append(rf"\noindent\textbf{{{cap}}}\par\nopagebreak")
+        blocks = [body[k:k + BREAKABLE_ROWS] for k in range(0, len(body), BREAKABLE_ROWS)] or [[]]
+        for k, block in enumerate(blocks):
+            lines += [r"\noindent\begin{tabular}{" + specs + "}", r"\toprule" if k == 0 else r"\midrule", head,
+                      r"\midrule"] + block + [r"\bottomrule" if k == len(blocks) - 1 else "", r"\end{tabular}\par"]
+        lines.append("}")
+        return "\n".join(line for line in lines if line) + "\n"
     if long:
         lines = [r"{\footnotesize", r"\begin{longtable}{@{}" + "".join(_long_specs(cols, LINE_WIDTH_EM[page])) + "@{}}"]
         if cap:
@@ -219,7 +236,7 @@ def table(header, rows, *, caption: str = "", label: str = "", long: bool = Fals
     lines = []
     for k, chunk in enumerate(chunks, 1):
         part = f" (part {k} of {len(chunks)})" if len(chunks) > 1 else ""
-        lines += [rf"\begin{{{env}}}[htbp]", r"\centering", r"\small"]
+        lines += [rf"\begin{{{env}}}[htbp]", r"\centering", r"\small" + SISETUP]
         if cap:
             lines.append(rf"\caption{{{cap}{part}}}" + (rf"\label{{{label}}}" if label and k == 1 else ""))
         lines += [tabular[0], r"\toprule", head, r"\midrule"] + chunk + [r"\bottomrule", tabular[1], rf"\end{{{env}}}"]

@@ -1,8 +1,13 @@
 """Reports: results.json, results.csv, report.md, report.tex, and shared table writers.
 
-The summary (`summary_line`) counts a finding check's verified record as "paper's claim refuted (finding)",
-separately from "verified", and both reports list those findings first. Every file is written atomically
-(temporary file + ``os.replace``).
+Every summary counts records through ONE classification, `result.verdict_of` / `result.count_verdicts`
+(from the records' fields status, finding, mutant, caught; never from message text): `summary_line` counts a
+finding check's verified record as "paper's claim refuted (finding)", separately from "verified", and both
+reports list those findings first; results.csv carries the verdict in its ``verdict`` column; the appendix
+(`proofs_checks.appendix`) uses the same functions. A run that wrote fewer records than it ``expected`` says so
+first in every summary (`incomplete_note`), and ``run-summary.json`` beside results.json records it (results.json
+stays a plain list of records, as its readers expect). Every file is written atomically (temporary file +
+``os.replace``) with the permissions of the process umask (`write_text`).
 
 Numbers are formatted with `fmt_number`: four significant digits, scientific notation for small
 or large magnitudes (λ = 1e-40 prints as ``1e-40``, never as ``0.000``).
@@ -13,7 +18,7 @@ import csv
 import io
 import json
 import math
-from collections import Counter
+import os
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +27,10 @@ from relucheck.numerics.durable_files import atomic_write_text
 
 from . import latex
 from .latex_tables import table as latex_table
-from .result import CheckResult
+from .result import CheckResult, Verdict, count_verdicts, verdict_of
 
-CSV_FIELDS = ["id", "check", "statement", "paper", "status", "mutant", "caught", "finding", "prediction", "measurement",
-              "tolerance", "tolerance_reason", "precision", "seed", "seconds", "message"]
+CSV_FIELDS = ["id", "check", "statement", "paper", "status", "verdict", "mutant", "caught", "finding", "prediction",
+              "measurement", "tolerance", "tolerance_reason", "precision", "seed", "seconds", "message"]
 
 
 def fmt_number(x, digits: int = 4) -> str:
@@ -62,45 +67,80 @@ def fmt_value(value, limit: int = 6) -> str:
     return fmt_number(value)
 
 
-def write_results(records: list[CheckResult], out_dir, *, title: str = "relucheck report") -> list[Path]:
-    """Write the four report files into ``out_dir`` (each atomically) and return their paths."""
+SUMMARY_FILE = "run-summary.json"  # beside results.json: the summary line and how many records were expected
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_text(path, text: str) -> Path:
+    """`atomic_write_text` with the file's permissions set by the process umask (0666 & ~umask), like ``open``."""
+    path = atomic_write_text(path, text)
+    os.chmod(path, 0o666 & ~_umask())
+    return path
+
+
+def write_results(records: list[CheckResult], out_dir, *, title: str = "relucheck report",
+                  expected: int | None = None) -> list[Path]:
+    """Write results.json, results.csv, report.md, report.tex and run-summary.json into ``out_dir`` (each
+    atomically) and return their paths. ``expected``: how many records the run should have written (every
+    summary says "incomplete: …" first when fewer are present)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "results.json", out / "results.csv", out / "report.md", out / "report.tex"]
-    atomic_write_text(paths[0], json.dumps([r.to_json() for r in records], indent=1))
+    paths = [out / "results.json", out / "results.csv", out / "report.md", out / "report.tex", out / SUMMARY_FILE]
+    write_text(paths[0], json.dumps([r.to_json() for r in records], indent=1))
     buf = io.StringIO(newline="")
     writer = csv.DictWriter(buf, CSV_FIELDS)
     writer.writeheader()
     for r in records:
         row = r.to_json()
+        row["verdict"] = verdict_of(r).value
         writer.writerow({k: (fmt_value(row[k]) if k in ("prediction", "measurement", "tolerance") else row[k])
                          for k in CSV_FIELDS})
-    atomic_write_text(paths[1], buf.getvalue())
-    atomic_write_text(paths[2], markdown_report(records, title))
-    atomic_write_text(paths[3], latex_report(records, title))
+    write_text(paths[1], buf.getvalue())
+    write_text(paths[2], markdown_report(records, title, expected=expected))
+    write_text(paths[3], latex_report(records, title, expected=expected))
+    counts = count_verdicts(records)
+    write_text(paths[4], json.dumps({"records": len(records), "expected": expected,
+                                     "complete": expected is None or len(records) >= expected,
+                                     "counts": {v.value: counts[v] for v in Verdict},
+                                     "summary": summary_line(records, expected=expected)}, indent=1))
     return paths
 
 
-def summary_line(records) -> str:
-    """E.g. "74 verified, 9 paper's claims refuted (findings), 1 inconclusive; mutants caught: 84/84"."""
-    real = [r for r in records if not r.mutant]
-    findings = sum(r.finding_reproduced for r in real)
-    counts = Counter(r.status.value for r in real if not r.finding_reproduced)
-    parts = [f"{counts['verified']} verified"] if counts["verified"] else []
+def incomplete_note(present: int, expected: int | None) -> str:
+    """"incomplete: 32 of 86 records; the run was interrupted" when fewer records than expected, else ""."""
+    if expected is None or present >= expected:
+        return ""
+    return f"incomplete: {present} of {expected} records; the run was interrupted"
+
+
+def summary_line(records, expected: int | None = None) -> str:
+    """E.g. "74 verified, 9 paper's claims refuted (findings), 1 inconclusive; mutants caught: 84/84", preceded
+    by `incomplete_note` when fewer records than ``expected`` are present (counts by `count_verdicts`)."""
+    counts = count_verdicts(records)
+    parts = [f"{counts[Verdict.VERIFIED]} verified"] if counts[Verdict.VERIFIED] else []
+    findings = counts[Verdict.FINDING]
     if findings:
         parts.append(f"{findings} paper's claim{'s' if findings > 1 else ''} refuted (finding{'s' if findings > 1 else ''})")
-    parts += [f"{counts[s]} {s}" for s in ("refuted", "inconclusive", "error") if counts[s]]
+    parts += [f"{counts[v]} {v.value}" for v in (Verdict.REFUTED, Verdict.INCONCLUSIVE, Verdict.ERROR) if counts[v]]
     text = ", ".join(parts)
-    mutants = [r for r in records if r.mutant]
+    mutants = counts[Verdict.MUTANT_CAUGHT] + counts[Verdict.MUTANT_MISSED]
     if mutants:
-        text += f"; mutants caught: {sum(bool(r.caught) for r in mutants)}/{len(mutants)}"
-    return text or "no checks run"
+        text += f"; mutants caught: {counts[Verdict.MUTANT_CAUGHT]}/{mutants}"
+    text = text or "no checks run"
+    note = incomplete_note(len(records), expected)
+    return f"{note}; {text}" if note else text
 
 
 def _status_text(r: CheckResult) -> str:
+    verdict = verdict_of(r)
     if r.mutant:
-        return f"{r.status.value} (mutant {'caught' if r.caught else 'NOT caught'})"
-    if r.finding_reproduced:
+        return f"{r.status.value} (mutant {'caught' if verdict is Verdict.MUTANT_CAUGHT else 'NOT caught'})"
+    if verdict is Verdict.FINDING:
         return "verified: paper's claim refuted (finding)"
     return r.status.value + (" (finding check: the finding did not reproduce)" if r.finding else "")
 
@@ -108,11 +148,12 @@ def _status_text(r: CheckResult) -> str:
 def _findings(records) -> tuple[list[CheckResult], list[CheckResult]]:
     """(finding checks that reproduced, finding checks that did not)."""
     real = [r for r in records if not r.mutant and r.finding]
-    return [r for r in real if r.finding_reproduced], [r for r in real if not r.finding_reproduced]
+    return ([r for r in real if verdict_of(r) is Verdict.FINDING],
+            [r for r in real if verdict_of(r) is not Verdict.FINDING])
 
 
-def markdown_report(records: list[CheckResult], title: str) -> str:
-    lines = [f"# {title}", "", f"Summary: {summary_line(records)}.", ""]
+def markdown_report(records: list[CheckResult], title: str, expected: int | None = None) -> str:
+    lines = [f"# {title}", "", f"Summary: {summary_line(records, expected=expected)}.", ""]
     shown, failed = _findings(records)
     if shown or failed:
         lines += ["## Findings: paper's claims refuted", "",
@@ -153,24 +194,24 @@ def write_table(header: list[str], rows: list[list], stem, *, caption: str = "")
     stem.parent.mkdir(parents=True, exist_ok=True)
     cells = [[c if isinstance(c, str) else fmt_number(c) for c in row] for row in rows]
     md, tex = stem.with_suffix(".md"), stem.with_suffix(".tex")
-    atomic_write_text(md, (f"{caption}\n\n" if caption else "") + markdown_table(header, cells))
-    atomic_write_text(tex, latex.fragment_header(f"table {stem.name}")
+    write_text(md, (f"{caption}\n\n" if caption else "") + markdown_table(header, cells))
+    write_text(tex, latex.fragment_header(f"table {stem.name}")
                       + latex_table(header, cells, caption=caption, label=f"tab:{stem.name}"))
     return [md, tex]
 
 
-def latex_report(records: list[CheckResult], title: str) -> str:
+def latex_report(records: list[CheckResult], title: str, expected: int | None = None) -> str:
     """report.tex: the summary and one long table of every record (LaTeX by `proofs_checks.latex`)."""
     header = ["check", "status", "prediction", "measurement", "tolerance", "precision", "seed", "seconds"]
     rows = []
     for r in records:
         status = r.status.value + ((" (caught)" if r.caught else " (NOT caught)") if r.mutant else "")
-        if r.finding_reproduced:
+        if verdict_of(r) is Verdict.FINDING:
             status = "verified: paper's claim refuted"
         rows.append([latex.identifier(r.id), status, fmt_value(r.prediction, 3),
                      fmt_value(r.measurement, 3), fmt_value(r.tolerance, 3), r.precision or "", str(r.seed),
                      f"{r.seconds:.2f}"])
-    body = latex.escape("Summary: " + summary_line(records) + ".") + "\n\n"
+    body = latex.escape("Summary: " + summary_line(records, expected=expected) + ".") + "\n\n"
     if records:
         v = records[0].versions
         body += latex.escape("Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)) + ".") + "\n\n"

@@ -150,6 +150,45 @@ class CheckResult:
         return bool(self.finding) and not self.mutant and self.status is Status.VERIFIED
 
 
+class Verdict(str, enum.Enum):
+    """What a record means for a reader: the one classification every summary counts (`verdict_of`)."""
+
+    VERIFIED = "verified"
+    FINDING = "finding"  # a finding check reproduced: the paper's claim is refuted (docs/findings.md)
+    REFUTED = "refuted"
+    INCONCLUSIVE = "inconclusive"
+    ERROR = "error"
+    MUTANT_CAUGHT = "mutant refuted"  # a mutant (deliberately wrong claim) came out refuted, as it must
+    MUTANT_MISSED = "mutant not refuted"
+
+
+CHECK_VERDICTS = (Verdict.VERIFIED, Verdict.FINDING, Verdict.REFUTED, Verdict.INCONCLUSIVE, Verdict.ERROR)
+
+
+def _field(record, name: str):
+    return record.get(name) if isinstance(record, dict) else getattr(record, name, None)
+
+
+def verdict_of(record) -> Verdict:
+    """The verdict of a record (a `CheckResult` or its JSON dict) from its fields ``status``, ``finding``,
+    ``mutant`` and ``caught`` only, never from its message: a mutant is caught or missed; a finding check's
+    verified record is a finding (the paper's claim refuted); otherwise the status."""
+    if _field(record, "mutant"):
+        return Verdict.MUTANT_CAUGHT if _field(record, "caught") else Verdict.MUTANT_MISSED
+    status = Status(_field(record, "status"))
+    if status is Status.VERIFIED and _field(record, "finding"):
+        return Verdict.FINDING
+    return Verdict(status.value)
+
+
+def count_verdicts(records) -> dict[Verdict, int]:
+    """How many records have each verdict (every `Verdict` present, zeros included)."""
+    counts = dict.fromkeys(Verdict, 0)
+    for record in records:
+        counts[verdict_of(record)] += 1
+    return counts
+
+
 def apply_guard(outcome: Outcome, guard: Guarded, show=lambda v: v) -> Outcome:
     """``outcome`` with the guard's numbers added; inconclusive (both values shown) when the guard fails."""
     outcome.details.update(guard.summary())

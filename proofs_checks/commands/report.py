@@ -3,11 +3,15 @@
 ``--paper X --out DIR`` writes the paper's figures (PDF and PNG), tables (LaTeX fragments and Markdown) and
 ``paper_x.md`` / ``paper_x.tex`` (figure index with captions; a standalone document). ``--appendix`` writes
 ``DIR/appendix.tex`` and one fragment per paper from ``--results`` (a results.json of ``relucheck run``),
-with the figures of any paper report already in DIR (or made by ``--paper`` in the same call).
+with the figures of any paper report already in DIR (or made by ``--paper`` in the same call), and
+``DIR/relucheck-preamble.tex`` (the one preamble line every fragment needs). ``--style NAME`` chooses the
+figures' preset (fonts and widths of a venue, `figures.style.STYLES`; default "article": Computer Modern at
+the width of a one-column article).
 """
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 
 from relucheck.numerics.errors import RelucheckInputError
@@ -39,8 +43,11 @@ def _run(args) -> int:
         from ..arguments import executor_of
 
         matplotlib.use("Agg")
+        options = {"seed": args.seed}
+        if "style" in inspect.signature(module.write_report).parameters:
+            options["style"] = args.style
         with use_executor(executor_of(args)):  # every sweep of the report runs on it
-            paths += module.write_report(Path(args.out), seed=args.seed)
+            paths += module.write_report(Path(args.out), **options)
         paths += write_index(Path(args.out), paper, paths)
     if args.appendix:
         from ..appendix import write_appendix
@@ -49,6 +56,24 @@ def _run(args) -> int:
     for p in paths:
         print(p)
     return 0
+
+
+DEFAULT_STYLE = "article"
+
+
+def _styles() -> tuple[str, ...]:
+    from ..figures.style import STYLES  # lazily: matplotlib's preset module only when figures are made
+
+    return tuple(STYLES)
+
+
+def _style(name: str) -> str:
+    """--style NAME: one of the figure presets (argparse turns the error into exit 2 naming the option)."""
+    import argparse
+
+    if name not in _styles():
+        raise argparse.ArgumentTypeError(f"unknown style {name!r}; choose one of {', '.join(_styles())}")
+    return name
 
 
 def register(sub) -> None:
@@ -60,6 +85,9 @@ def register(sub) -> None:
                    help="results.json of `relucheck run` for --appendix (default relucheck-out/results.json)")
     p.add_argument("--out", default="relucheck-report")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--style", default=DEFAULT_STYLE, type=_style,
+                   help="figure preset: the fonts and sizes of a venue (article, neurips, icml, …; an unknown name "
+                        f"lists them); default {DEFAULT_STYLE}: Computer Modern at a one-column article's width")
     from ..arguments import executor_options
 
     executor_options(p)
