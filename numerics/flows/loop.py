@@ -73,7 +73,9 @@ class _Run:
         self.released: list = []  # held components whose push got resolved: decided again at the step's end
         self.ambiguous: list = []  # near ties that mattered (module docstring)
         G = stepper.G
-        self.crosstalk = np.array([any(G[i, k] != 0 for k in range(problem.n) if k != i) for i in range(problem.n)])
+        off = np.asarray(G != 0, dtype=bool)  # (elementwise also for mpmath object arrays; no O(n²) Python loop)
+        np.fill_diagonal(off, False)
+        self.crosstalk = off.any(axis=1)
         self.max_codimension = 0  # most data a neuron slid on at once
 
     def kink_mask(self, Z):

@@ -27,21 +27,56 @@ import sys
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
 from ..arguments import gd_step
+from ..arguments import horizon as horizon_value
 from ..report import fmt_number
 
 INCONCLUSIVE = 3  # the exit code of a command whose answer is inconclusive (README, exit codes)
 PRECISION_ENGINE = "mpmath"
 
 
+MAX_TIMES = 10**5  # each requested time is a sample kept in memory and printed: more is a typo, not a plan
+
+
 def parse_times(text: str | None) -> tuple | None:
-    """``--times τ1,τ2,…`` as floats (`FlowProblem` checks that they increase inside the horizon)."""
+    """``--times τ1,τ2,…``: finite, increasing accelerated times in [0, MAX_HORIZON], at most MAX_TIMES of them (the
+    message names ``--times`` as typed, not the engine's ``save_at``)."""
+    from ..arguments import MAX_HORIZON
+
     if text is None:
         return None
+    parts = text.split(",")
+    if len(parts) > MAX_TIMES:
+        raise RelucheckInputError(f"--times: {len(parts)} times, at most {MAX_TIMES} (each is a sample kept and printed)")
     try:
-        times = tuple(float(v) for v in text.split(","))
+        times = tuple(float(v) for v in parts)
     except ValueError as exc:
-        raise RelucheckInputError(f"--times must be comma-separated numbers, e.g. 0.5,1,2; got {text!r}") from exc
+        raise RelucheckInputError(f"--times must be comma-separated numbers, e.g. 0.5,1,2; got {text[:80]!r}") from exc
+    if not all(math.isfinite(t) and 0 <= t <= MAX_HORIZON for t in times):
+        bad = next(t for t in times if not (math.isfinite(t) and 0 <= t <= MAX_HORIZON))
+        raise RelucheckInputError(f"--times: every time must be an accelerated time in [0, {MAX_HORIZON:g}] "
+                                  f"(the bound of --horizon), got {bad!r}")
+    k = next((k for k in range(1, len(times)) if times[k] <= times[k - 1]), None)
+    if k is not None:
+        raise RelucheckInputError(f"--times must be increasing, got {times[k - 1]!r} then {times[k]!r} "
+                                  f"(positions {k} and {k + 1})")
     return times
+
+
+def rtol(text: str) -> float:
+    """``--rtol``: engine float64's relative tolerance, in the range where its answers can be vouched for."""
+    import argparse
+
+    from relucheck.numerics.flows.engines.logscale import MAX_RTOL, MIN_RTOL, _MAX_RTOL_REASON
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not (math.isfinite(value) and MIN_RTOL <= value <= MAX_RTOL):
+        raise argparse.ArgumentTypeError(
+            f"must be in [{MIN_RTOL:g}, {MAX_RTOL:g}], got {text!r}: below {MIN_RTOL:g} the check rerun at rtol/100 "
+            f"would be below DOP853's floor of 100 ε; {_MAX_RTOL_REASON}")
+    return value
 
 
 def engine_and_options(args) -> tuple[str, dict]:
@@ -59,6 +94,11 @@ def engine_and_options(args) -> tuple[str, dict]:
         options["digits"] = args.precision
     if name == PRECISION_ENGINE:
         options["guard"] = True  # its answer is reported only with the rerun at twice the digits
+    if getattr(args, "rtol", None) is not None:
+        if name not in ("auto", "float64"):
+            raise RelucheckInputError(f"--rtol is the tolerance of engine 'float64' (and of 'auto''s first run); engine "
+                                      f"{name!r} has none")
+        options["rtol"] = args.rtol
     if getattr(args, "step", None) is not None:  # callers of solve_instance may pass a Namespace of their own
         if name != "gd":
             raise RelucheckInputError(f"--step is the step of engine 'gd' (plain gradient descent); engine {name!r} "
@@ -86,14 +126,60 @@ def gd_steps(args, horizon) -> int:
 
 
 def _limit_process(instance):
-    """Algorithm 1 on orthonormal data (C Assumption 1), else None (it does not apply)."""
+    """(Algorithm 1, None) on data that meet its assumptions, else (None, why it does not apply): not orthonormal
+    (C Assumption 1), or a zero label (C Assumption 4(ii)) — the flow runs all the same."""
     try:
         instance.require_orthonormal()
-    except HypothesisViolation:
-        return None
+    except HypothesisViolation as exc:
+        return None, f"the inputs are not orthonormal ({exc.hypothesis if hasattr(exc, 'hypothesis') else exc})"
     from relucheck.theory.limit_process import limit_process_of
 
-    return limit_process_of(instance)
+    try:
+        return limit_process_of(instance), None
+    except HypothesisViolation as exc:
+        return None, str(exc)
+
+
+MAX_STEPS_ESTIMATE = 1e6  # ≈ 10 minutes at 0.5 ms a step with the check rerun (numerics.flows.cost): more needs --budget
+
+
+def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) -> None:
+    """Refuse before computing (exit 2 naming the option and the bound): more memory than the machine has available,
+    and — without ``--budget`` — more than MAX_STEPS_ESTIMATE integrator steps to the run's end (``--horizon``, else
+    Algorithm 1's, else ``--max-horizon``; at least the last of ``--times``) (`numerics.flows.cost`)."""
+    from relucheck.numerics.flows.cost import available_memory, estimate, human_bytes
+    from relucheck.numerics.scale import InitScale
+
+    n, m = instance.inputs.shape[0], instance.directions.shape[0]
+    log_inv = InitScale.of(args.lam).log_inv
+    end = args.horizon or (limit.flow_horizon() if limit is not None else args.max_horizon or DEFAULT_MAX_HORIZON)
+    end = max(end, times[-1] if times else 0.0)
+    cost = estimate(instance.inputs, instance.labels, m, log_inv, end)
+    free = available_memory()
+    if free is not None and cost.bytes > free:
+        raise RelucheckInputError(f"{args.instance}: n = {n} data and m = {m} neurons need at least "
+                                  f"{human_bytes(cost.bytes)} (the n × n Gram matrix and about a dozen n × m arrays), "
+                                  f"more than the {human_bytes(free)} available")
+    if not memory_only and getattr(args, "budget", None) is None and cost.steps > MAX_STEPS_ESTIMATE:
+        culprit = ("--lam" if log_inv * DEFAULT_MAX_HORIZON > MAX_STEPS_ESTIMATE / 10 else
+                   "--times" if times and times[-1] >= end else "--horizon" if args.horizon else "--max-horizon")
+        raise RelucheckInputError(
+            f"{culprit}: reaching τ = {end:g} at λ = {args.lam} needs about {cost.steps:.2g} integrator steps, at most "
+            f"{MAX_STEPS_ESTIMATE:.0e} without --budget (a fitted datum's residual decays at a rate ∝ ln(1/λ) = "
+            f"{log_inv:.3g} times the data's scale {cost.sigma:.3g}, so the steps per unit of τ grow with it); give a "
+            f"larger λ, a shorter horizon, or --budget SECONDS to run until then and stop inconclusive")
+    if not memory_only and cost.steps * n * m > LARGE_WORK:
+        print(f"relucheck flow: a large request (about {cost.steps:.2g} steps of n·m = {n * m} products each); progress "
+              f"every few seconds on stderr; --budget SECONDS bounds it", file=sys.stderr, flush=True)
+
+
+DEFAULT_MAX_HORIZON = 100.0  # FlowProblem's default maximal horizon
+LARGE_WORK = 1e10  # steps × n·m above this take minutes (≈ 1 ns a product, a dozen field evaluations a step): say so
+
+
+def _progress(t, end, events, steps) -> None:
+    print(f"relucheck flow: τ = {t:.4g} of at most {end:.4g}, {events} events, {steps} steps so far", file=sys.stderr,
+          flush=True)
 
 
 def solve_instance(instance, args, limit):
@@ -109,17 +195,21 @@ def solve_instance(instance, args, limit):
             horizon = max(horizon, times[-1])
     if "step" in options:
         options["max_steps"] = gd_steps(args, horizon)
+    if getattr(args, "budget", None) is not None:
+        options["budget"] = args.budget
+    if getattr(args, "progress", True):
+        options["progress"] = _progress
     return flow(instance, args.lam, engine=name, horizon=horizon, times=times, max_horizon=args.max_horizon,
                 **options)
 
 
-def _print_human(result, limit) -> None:
+def _print_human(result, limit, note) -> None:
     p = result.problem
     print(f"gradient flow, engine {result.engine} ({result.precision}), n = {p['n']}, d = {p['d']}, m = {p['m']}, "
           f"λ = {p['lambda']}, ln(1/λ) = {fmt_number(p['log_inv_lambda'], 8)}; τ = t / ln(1/λ); data indices 0-based")
     print(f"status: {result.status.name.lower()} — {result.message}")
     if limit is None:
-        print("Algorithm 1: not shown (the inputs are not orthonormal, C Assumption 1)")
+        print(f"Algorithm 1: does not apply: {note}")
         print(f"{'k':>3}  {'tau (flow)':>14}  {'neuron':>6}  fitted (flow)")
         for k, jp in enumerate(result.jumps, start=1):
             print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {jp.neuron:>6}  {list(jp.fitted)}")
@@ -142,6 +232,13 @@ def _print_human(result, limit) -> None:
     print("plateau losses (flow):  " + ", ".join(fmt_number(v) for v in result.plateaus))
     print(f"final loss {fmt_number(result.final_loss)}, interpolates: {result.interpolates}, squared norm "
           f"{fmt_number(result.squared_norm, 8)}" + (f" (Alg. 1: {fmt_number(limit.squared_norm, 8)})" if limit else ""))
+    errors = result.errors
+    if errors.get("jumps") is not None and errors.get("plateaus") is not None:
+        print(f"error bounds ({'vouched for by a check run' if errors.get('vouched') else 'not checked'}: "
+              f"{errors.get('method')}): jump times ≤ {fmt_number(max(errors['jumps'], default=0.0), 3)}, plateau losses ≤ "
+              f"{fmt_number(max(errors['plateaus'], default=0.0), 3)}, event times ≤ {fmt_number(errors.get('events', 0.0), 3)}")
+    elif errors.get("reason"):
+        print(f"error bounds: none ({errors['reason']})")
     stats = result.stats
     print(f"events: {len(result.events)}; work: {stats.get('steps')} steps, {stats.get('nfev', '-')} field evaluations, "
           f"{fmt_number(stats.get('wall_seconds'), 3)} s")
@@ -158,15 +255,21 @@ def _run(args) -> int:
     from relucheck.numerics.jsonable import to_jsonable
 
     instance = load_instance(args.instance)
-    limit = _limit_process(instance)
+    times = parse_times(args.times)
+    check_cost(instance, args, times, memory_only=True)  # before anything of size n² is allocated
+    limit, note = _limit_process(instance)
+    check_cost(instance, args, times, limit)
     result = solve_instance(instance, args, limit)
     if args.json:
         out = result.to_json()
         if limit is not None:
             out["limit_process"] = limit.to_json()
+        else:
+            out["limit_process"] = None
+            out["limit_process_note"] = f"Algorithm 1 does not apply: {note}"
         print(json.dumps(to_jsonable(out), indent=1))
     else:
-        _print_human(result, limit)
+        _print_human(result, limit, note)
     if result.success:
         return 0
     print(f"relucheck: inconclusive: engine {result.engine} ended with status {result.status.name.lower()}: "
@@ -184,8 +287,13 @@ def register(sub) -> None:
     p.add_argument("--times", help="comma-separated accelerated times τ at which the trajectory is reported, e.g. 0.5,1,2")
     p.add_argument("--horizon", type=float, help="final accelerated time (default: Algorithm 1's last jump + 0.5 on "
                                                  "orthonormal data, else until the flow settles)")
-    p.add_argument("--max-horizon", type=float,
-                   help="without a horizon, stop by this accelerated time at the latest (default 100)")
+    p.add_argument("--max-horizon", type=horizon_value,
+                   help="without a horizon, stop by this accelerated time at the latest (default 100; at most the bound "
+                        "of --horizon)")
+    p.add_argument("--rtol", type=rtol, help="engine float64's relative tolerance (default 1e-10; every answer is "
+                                             "vouched for by a rerun at rtol/100, docs/engines.md)")
+    p.add_argument("--budget", help="seconds the whole run may take (default: none; past it the answer is "
+                                    "inconclusive, exit 3); with it, requests estimated above 1e6 steps run")
     p.add_argument("--precision", type=int, help=f"digits for a high-precision engine (selects {PRECISION_ENGINE!r})")
     p.add_argument("--step", type=gd_step, help="engine gd only: the gradient-descent step η in t units (default 0.01)")
     p.add_argument("--json", action="store_true", help="machine-readable output (FlowResult.to_json())")
