@@ -37,6 +37,7 @@ from scipy.integrate import solve_ivp
 from relucheck.numerics.budget import BudgetExceeded, run_with_budget
 
 from .ode_problem import OdeProblem, parse_problem, safe_parse  # noqa: F401 - parse_problem, safe_parse: public here too
+from .safe_expression import MAX_EXACT_DIGITS
 
 DPS = 50
 ZERO_RELATIVE = 10.0 ** -(DPS - 20)  # an exact solution's residual: rounding at DPS digits, 20 lost to cancellation
@@ -45,6 +46,55 @@ POINTS = 24
 RTOL = 1e-13
 INTEGRATION_DRAWS = 3
 GRID = 41
+
+
+# -- exact numbers kept printable and bounded --------------------------------------------------------
+
+_NO_VALUE = (sp.zoo, sp.nan, sp.oo, -sp.oo)
+
+
+def _digits(r: sp.Rational) -> int:
+    """Decimal digits of the larger of |numerator|, denominator, from bit lengths (Python refuses str of an int
+    of more than 4300 digits)."""
+    return int(max(abs(r.p).bit_length(), r.q.bit_length()) * 0.30103) + 1
+
+
+def _floated(expr) -> sp.Expr:
+    """``expr`` with every exact number of more than MAX_EXACT_DIGITS digits replaced by its DPS-digit Float."""
+    big = {r: sp.Float(r, DPS) for r in expr.atoms(sp.Rational) if _digits(r) > MAX_EXACT_DIGITS}
+    return expr.xreplace(big) if big else expr
+
+
+def _text(expr) -> str:
+    """``sp.sstr(expr)``, with exact numbers beyond MAX_EXACT_DIGITS digits shown as DPS-digit Floats."""
+    return sp.sstr(_floated(expr))
+
+
+def substitute(expr, mapping: dict) -> tuple[sp.Expr, bool]:
+    """``expr.subs(mapping)`` with the substitution made bottom-up, and whether a number was rounded.
+
+    A substitution can turn a symbolic power tower into a numeric one (10**(10**(4 + t)) at t = 0 is 10^10000), which
+    SymPy would compute exactly, however large. Here an exact power whose value would have more than
+    MAX_EXACT_DIGITS digits is computed as a DPS-digit Float instead (mpmath keeps any exponent); the flag says so,
+    because a difference of rounded numbers that is 0 is no proof of a zero.
+    """
+    rounded = False
+
+    def walk(e):
+        nonlocal rounded
+        if e in mapping:
+            return mapping[e]
+        if not e.args or not e.has(*mapping):
+            return e
+        args = [walk(a) for a in e.args]
+        if isinstance(e, sp.Pow) and args[0].is_Rational and args[1].is_Rational and args[0] not in (0, 1, -1):
+            base, power = args
+            if abs(power) * _digits(base) > MAX_EXACT_DIGITS:
+                rounded = True
+                return sp.Float(base, DPS) ** power
+        return e.func(*args)
+
+    return walk(expr), rounded
 
 
 # -- evidence --------------------------------------------------------------------------------------
@@ -63,7 +113,7 @@ def _expensive_simplify(expr) -> sp.Expr:
 
 def _expensive_zero(expr) -> tuple[bool, str]:  # pragma: no cover - runs in a forked process
     out = _expensive_simplify(expr)
-    return out == 0, sp.sstr(out)
+    return out == 0, _text(out)
 
 
 def simplify_to_zero(expr, seconds: float = SIMPLIFY_SECONDS) -> tuple[bool, str]:
@@ -79,10 +129,24 @@ def simplify_to_zero(expr, seconds: float = SIMPLIFY_SECONDS) -> tuple[bool, str
     try:
         zero, text = run_with_budget(_expensive_zero, (expr,), seconds=seconds)  # text is "0" when zero
     except BudgetExceeded as exc:
-        return False, f"(not simplified: {exc}) {sp.sstr(out)}"
+        return False, f"(not simplified: {exc}) {_text(out)}"
     except Exception as exc:  # noqa: BLE001 - SymPy's failures are many; the points decide instead
-        return False, f"(simplification failed: {type(exc).__name__}) {sp.sstr(out)}"
+        return False, f"(simplification failed: {type(exc).__name__}) {_text(out)}"
     return zero, text
+
+
+def _symbolic_zero(expr, rounded: bool) -> tuple[bool, str]:
+    """`simplify_to_zero`, except that a zero found after `substitute` rounded a number is no proof."""
+    zero, text = simplify_to_zero(expr)
+    if rounded and zero:
+        return False, f"(not a proof: exact powers beyond {MAX_EXACT_DIGITS} digits rounded to {DPS} digits) {text}"
+    return zero, text
+
+
+def _defined_somewhere(problem: OdeProblem, points) -> bool:
+    """Whether the candidate has a finite real value (every component) at one of ``points`` at least."""
+    with mpmath.workdps(DPS):
+        return any(all(_mp_value(problem.solution[s], pt) is not None for s in problem.state) for pt in points)
 
 
 def _points(problem: OdeProblem, count: int, seed) -> list[dict]:
@@ -97,8 +161,11 @@ def _points(problem: OdeProblem, count: int, seed) -> list[dict]:
 
 
 def _mp_value(expr, point):
-    try:
-        val = sp.lambdify(list(point), expr, modules="mpmath")(*point.values())
+    """``expr`` at ``point`` in mpmath, or None where it has no finite real value (SymPy's zoo for 1/0 included)."""
+    if expr.has(*_NO_VALUE):
+        return None
+    try:  # dummify: the code lambdify prints and runs names no symbol of the input file
+        val = sp.lambdify(list(point), _floated(expr), modules="mpmath", dummify=True)(*point.values())
         val = mpmath.mpmathify(val)
     except (ZeroDivisionError, ValueError, TypeError, OverflowError):
         return None
@@ -147,7 +214,8 @@ def _real(values) -> np.ndarray:
 def _numpy_function(args, exprs):
     """``exprs`` as a numpy function of ``args``. For the functions `ode_problem.FUNCTIONS` admits, SymPy's default
     modules (scipy, numpy) print the same code with the same numpy functions, so the choice is not observable."""
-    return sp.lambdify(args, exprs, modules="numpy")  # pragma: no mutate - same code as the default modules, see above
+    # dummify: the printed code names no symbol of the input file (a parameter named numpy would shadow the module)
+    return sp.lambdify(args, exprs, modules="numpy", dummify=True)  # pragma: no mutate - default modules: same code
 
 
 # A value that cannot be used in float64 for a drawn parameter: complex (_real), 1/0 or an overflow of Python floats
@@ -213,15 +281,18 @@ def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
     initial, residuals, verdicts = {}, {}, []
     subs_state = {s: problem.solution[s] for s in problem.state}
     for s in problem.state:
-        zero, text = simplify_to_zero(problem.solution[s].subs(t, 0) - problem.initial[s])
+        at_zero, rounded = substitute(problem.solution[s], {t: sp.Integer(0)})
+        zero, text = _symbolic_zero(at_zero - problem.initial[s], rounded)
+        if at_zero.has(*_NO_VALUE):
+            text = f"(the candidate has no value at {t} = 0) {text}"
         # both sides are free of t (the initial values name only parameters): the points' t is not used
-        worst, used = residual_at_points(problem.solution[s].subs(t, 0), problem.initial[s], points)
+        worst, used = residual_at_points(at_zero, problem.initial[s], points)
         v = _verdict_of(zero, worst)
         initial[s.name] = {"symbolic": text, "max_relative_at_points": worst, "points": used, "verdict": v}
         verdicts.append(v)
         lhs = sp.diff(problem.solution[s], t)
-        rhs = problem.equations[s].subs(subs_state)  # candidates name no state: one pass is simultaneous
-        zero, text = simplify_to_zero(lhs - rhs)
+        rhs, rounded = substitute(problem.equations[s], subs_state)  # candidates name no state: one pass suffices
+        zero, text = _symbolic_zero(lhs - rhs, rounded)
         worst, used = residual_at_points(lhs, rhs, points)
         v = _verdict_of(zero, worst)
         residuals[s.name] = {"symbolic": text, "max_relative_at_points": worst, "points": used, "verdict": v}
@@ -234,7 +305,10 @@ def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
                if v["verdict"] == "refuted"]
         message = "the candidate does not solve the problem (" + "; ".join(bad) + ")"
     elif all(v == "verified" for v in verdicts):
-        if integ["draws"] and integ["max_discrepancy"] > integ["tolerance"]:
+        if not integ["draws"] and not _defined_somewhere(problem, points):
+            status, message = "inconclusive", (f"the candidate has no finite real value at any of the {len(points)} "
+                                               "sample points nor on any integration draw: nothing was checked")
+        elif integ["draws"] and integ["max_discrepancy"] > integ["tolerance"]:
             status, message = "inconclusive", "zero residual but the numerical integration disagrees"
         else:
             status = "verified"
