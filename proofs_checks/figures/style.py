@@ -54,6 +54,7 @@ from __future__ import annotations
 import contextvars
 import csv
 import io
+import logging
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -249,7 +250,13 @@ def save(fig, stem, *, caption: str, data: dict | None = None) -> list[Path]:
     stem.parent.mkdir(parents=True, exist_ok=True)
     pdf, png, table = stem.with_suffix(".pdf"), stem.with_suffix(".png"), stem.with_suffix(".csv")
     text = csv_text(data) if data is not None else None
-    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})  # no timestamps: reruns diff cleanly
+    head_log = logging.getLogger("fontTools.ttLib.tables._h_e_a_d")
+    level = head_log.level
+    head_log.setLevel(logging.ERROR)  # the BaKoMa fonts' 1990s head timestamps: a warning per subset, harmless
+    try:
+        fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})  # no timestamps: reruns diff cleanly
+    finally:
+        head_log.setLevel(level)
     fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
     if text is not None:
         atomic_write_text(table, text)
