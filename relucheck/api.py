@@ -46,7 +46,7 @@ def flow(instance, lam, *, engine: str | None = None, horizon: float | None = No
     from relucheck.numerics.flows import FlowProblem, solve
 
     inst = _instance(instance)
-    times = None if times is None else tuple(float(t) for t in times)
+    times = None if times is None else _times(times, horizon)
     if max_horizon is None:
         max_horizon = FlowProblem.max_horizon
     if horizon is None and times:
@@ -61,6 +61,24 @@ def flow(instance, lam, *, engine: str | None = None, horizon: float | None = No
         result = run(times[-1])  # it settled before the last requested time: run exactly there
         result.stats["settled_before_last_time"] = True
     return _requested_times_answered(result, horizon, times)
+
+
+def _times(times, horizon) -> tuple:
+    """``times`` as floats: finite, increasing, in [0, horizon] (errors name ``times``, the argument as given)."""
+    import math
+
+    try:
+        out = tuple(float(t) for t in times)
+    except (TypeError, ValueError) as exc:
+        raise RelucheckInputError(f"times must be a sequence of numbers: {exc}") from exc
+    if not out or not all(math.isfinite(t) and t >= 0 for t in out):
+        raise RelucheckInputError(f"times must be a non-empty sequence of finite times ≥ 0, got {list(out)[:6]}")
+    k = next((k for k in range(1, len(out)) if out[k] <= out[k - 1]), None)
+    if k is not None:
+        raise RelucheckInputError(f"times must be increasing, got {out[k - 1]!r} then {out[k]!r}")
+    if horizon is not None and out[-1] > horizon:
+        raise RelucheckInputError(f"times must be within the horizon {horizon:g}, got {out[-1]!r}")
+    return out
 
 
 def _requested_times_answered(result, horizon, times):

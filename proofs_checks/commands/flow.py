@@ -187,6 +187,8 @@ def solve_instance(instance, args, limit):
     from relucheck.api import flow
 
     times = parse_times(args.times)
+    if times and args.horizon is not None and times[-1] > args.horizon:
+        raise RelucheckInputError(f"--times: {times[-1]!r} is beyond --horizon {args.horizon:g} (the run ends there)")
     name, options = engine_and_options(args)
     horizon = args.horizon
     if horizon is None and limit is not None:
@@ -209,7 +211,7 @@ def _print_human(result, limit, note) -> None:
           f"λ = {p['lambda']}, ln(1/λ) = {fmt_number(p['log_inv_lambda'], 8)}; τ = t / ln(1/λ); data indices 0-based")
     print(f"status: {result.status.name.lower()} — {result.message}")
     if limit is None:
-        print(f"Algorithm 1: does not apply: {note}")
+        print(f"Algorithm 1: not shown — it does not apply: {note}")
         print(f"{'k':>3}  {'tau (flow)':>14}  {'neuron':>6}  fitted (flow)")
         for k, jp in enumerate(result.jumps, start=1):
             print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {jp.neuron:>6}  {list(jp.fitted)}")
@@ -265,7 +267,6 @@ def _run(args) -> int:
         if limit is not None:
             out["limit_process"] = limit.to_json()
         else:
-            out["limit_process"] = None
             out["limit_process_note"] = f"Algorithm 1 does not apply: {note}"
         print(json.dumps(to_jsonable(out), indent=1))
     else:
