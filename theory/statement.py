@@ -1,22 +1,39 @@
 """Numbered statements of the papers as data.
 
 A `Statement` records where a claim comes from (paper, number in each version, equations), what it
-assumes, what it concludes (a SymPy object where the conclusion is a formula), its constants, and
-the confidence tag of the reconstructed specification (../shared/spec/): for A and C one of
-``certain``, ``likely``, ``guess``; for B one of ``verified symbolically``, ``verified numerically``,
-``error``, ``unverified``. Checks refer to statements by ``id`` (e.g. ``"C.thm2"``).
-Papers other than A, B and C are added with `register_paper` (a user's own theorem: docs/api.md).
+assumes, what it concludes (a SymPy object where the conclusion is a formula that something computes or
+proves with, else text), its constants, and the confidence tag of the reconstructed specification
+(../shared/spec/): for A and C one of ``certain``, ``likely``, ``guess``; for B one of ``verified
+symbolically``, ``verified numerically``, ``error``, ``unverified`` (`CONFIDENCE_EXPLANATIONS` says each in
+words for a reader). Checks refer to statements by ``id`` (e.g. ``"C.thm2"``). Papers other than A, B and C
+are added with `register_paper` (a user's own theorem: docs/api.md).
+
+Typeset statements (issue 21): ``conclusion_tex`` and ``hypotheses_tex`` hold LaTeX written by hand for the
+statement, in this convention:
+
+* **text-mode LaTeX**, one paragraph that can follow ``\\item`` or a heading: prose with inline math ``$…$``
+  and display math ``\\[…\\]`` (no ``$$``, no equation environments, no labels, no blank lines);
+* **pure ASCII**: every symbol is a macro (``\\theta``, ``\\langle w,x\\rangle``, ``\\mathbb{R}``);
+* only the packages of `LATEX_PACKAGES` (amsmath, amssymb) are needed; no macro of relucheck's own;
+* a display fits a 5.5 in column (tests/test_statement_latex.py compiles every statement and checks this),
+  and ``^``/``_`` appear only in math mode, never around prose.
+
+`latex_problems` is the machine check of the last points. A statement without ``conclusion_tex`` (a user's
+plugin statement) still renders: `conclusion_latex` then typesets a SymPy conclusion with ``sympy.latex`` when
+its LaTeX passes `latex_problems`, and otherwise writes the text safely (`text_to_latex`: special
+characters escaped, ``_`` and ``^`` literal, Unicode symbols as macros), never prose in a subscript.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 import sympy
+from sympy.printing.latex import greek_letters_set, other_symbols
 
 from relucheck.proofs_checks.latex import escape as _latex_text
-from relucheck.proofs_checks.latex import math_unicode
 
 BUILTIN_PAPERS = {
     "A": "Boursier & Flammarion, Simplicity bias and optimization threshold in two-layer ReLU networks (arXiv 2410.02348)",
@@ -25,6 +42,10 @@ BUILTIN_PAPERS = {
 }
 PAPERS: dict[str, str] = dict(BUILTIN_PAPERS)  # id → title; users add theirs with `register_paper`
 _PAPER_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+
+# The LaTeX packages that `conclusion_tex`, `hypotheses_tex` and `title_tex` need (the preamble line of a paper
+# that inputs relucheck's statements: \usepackage{amsmath,amssymb}).
+LATEX_PACKAGES = ("amsmath", "amssymb")
 
 
 def register_paper(paper_id: str, title: str) -> str:
@@ -44,10 +65,223 @@ def register_paper(paper_id: str, title: str) -> str:
     return paper_id
 
 
-CONFIDENCE_TAGS = {
-    "certain", "likely", "guess",
-    "verified symbolically", "verified numerically", "error", "unverified",
+# Each tag in words, for a reader's legend (spec A §0, spec B "Tags used in this note", spec C §0).
+CONFIDENCE_EXPLANATIONS = {
+    "certain": "the formula survives in the paper's text, or is forced by the surviving proof together with an "
+               "exact derivation",
+    "likely": "the paper's formula was lost in text extraction; this form is reconstructed from the surviving "
+              "prose, proofs and standard notation and agrees with numerical checks, but the paper's exact "
+              "constants or notation may differ",
+    "guess": "only the role of this statement survives in the paper's text; the exact form and the constants "
+             "are our reconstruction, not a quotation of the paper",
+    "verified symbolically": "the statement is legible in the paper and its formula was confirmed by an exact "
+                             "symbolic computation",
+    "verified numerically": "the statement is legible in the paper and was confirmed by numerical computation",
+    "error": "the statement is legible in the paper, but a formula or a step of its proof was found to be wrong "
+             "(the checks and findings say which)",
+    "unverified": "the statement is legible in the paper but was not verified independently when the "
+                  "specification was written",
 }
+CONFIDENCE_TAGS = frozenset(CONFIDENCE_EXPLANATIONS)
+
+
+def confidence_explanation(tag: str) -> str:
+    """One sentence (no final period) saying what a confidence tag means, for a reader."""
+    try:
+        return CONFIDENCE_EXPLANATIONS[tag]
+    except KeyError:
+        raise ValueError(f"unknown confidence tag {tag!r}; tags are {sorted(CONFIDENCE_TAGS)}") from None
+
+
+# Which version of each built-in paper the numbers refer to, in words (DEVELOPERS.md "Adding things").
+PAPER_NUMBERING = {
+    "A": "Paper A is numbered as in its second arXiv version (v2, the ICML camera-ready version); where the "
+         "first version (v1) numbers a statement differently, the v1 number is given as well",
+    "B": "Paper B is numbered as in the arXiv text relucheck was built from (arXiv 2502.16977)",
+    "C": "Paper C is numbered as in the arXiv text relucheck was built from (arXiv 2605.27097)",
+}
+
+
+def numbering_explanation(paper: str) -> str:
+    """Which version of ``paper`` its statement numbers refer to, in one sentence (no final period)."""
+    if paper in PAPER_NUMBERING:
+        return PAPER_NUMBERING[paper]
+    return f"Paper {paper} is numbered as its statements were registered"
+
+
+# ---- LaTeX: the machine check of the convention, and the safe fallback for plain text ----------------------
+_MATH_ENVS = {"equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*"}
+_TEXT_IN_MATH = {"text", "textup", "textrm", "textit", "textbf", "mbox", "emph", "operatorname", "mathrm"}
+_CONTROL_WORD = re.compile(r"\\[A-Za-z]+")
+_PROSE = re.compile(r"[A-Za-z]{4,}")
+
+
+def _group(tex: str, start: int) -> int:
+    """Index just after the brace group opening at ``tex[start] == '{'`` (len(tex) if unbalanced)."""
+    depth, i = 0, start
+    while i < len(tex):
+        if tex[i] == "\\":
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(tex[i], 0)
+        i += 1
+        if depth == 0:
+            return i
+    return len(tex)
+
+
+def latex_problems(tex: str) -> list[str]:
+    """What breaks the typesetting convention of the module docstring in ``tex`` (empty: none).
+
+    Finds non-ASCII characters, ``^`` or ``_`` outside math mode, a script whose braced argument holds prose
+    (four letters in a row that are not a macro name, as in ``_{theta``), unbalanced braces or math
+    delimiters, and ``$$``. Math mode is ``$…$``, ``\\(…\\)``, ``\\[…\\]``, ``\\ensuremath{…}`` and the amsmath
+    display environments; ``\\text{…}`` and its kin return to text mode inside math.
+    """
+    problems: list[str] = []
+    stack: list[tuple[str, bool]] = []  # (closer, math mode outside the group)
+    math, i = False, 0
+    while i < len(tex):
+        c = tex[i]
+        where = f"at {tex[max(0, i - 15):i + 15]!r}"
+        if not c.isascii():
+            problems.append(f"Unicode character {c!r} (U+{ord(c):04X}) {where}: write it as a macro")
+            i += 1
+        elif c == "\\":
+            word = _CONTROL_WORD.match(tex, i)
+            name = word.group()[1:] if word else tex[i + 1:i + 2]
+            end = word.end() if word else i + 2
+            if name in ("(", "["):
+                stack.append(("\\)" if name == "(" else "\\]", math))
+                math = True
+            elif name in (")", "]"):
+                if not stack or stack[-1][0] != "\\" + name:
+                    problems.append(f"unmatched \\{name} {where}")
+                else:
+                    math = stack.pop()[1]
+            elif name in ("begin", "end") and tex.startswith("{", end):
+                close = _group(tex, end)
+                env = tex[end + 1:close - 1]
+                if env in _MATH_ENVS and name == "begin":
+                    stack.append(("env:" + env, math))
+                    math = True
+                elif env in _MATH_ENVS:
+                    if not stack or stack[-1][0] != "env:" + env:
+                        problems.append(f"unmatched \\end{{{env}}} {where}")
+                    else:
+                        math = stack.pop()[1]
+                end = close
+            elif (name == "ensuremath" or name in _TEXT_IN_MATH) and tex.startswith("{", end):
+                stack.append(("}", math))
+                math = name == "ensuremath"
+                end += 1
+            i = end
+        elif c == "$":
+            if tex.startswith("$$", i):
+                problems.append(f"$$ {where}: use \\[ … \\] for a display")
+                i += 2
+                continue
+            if stack and stack[-1][0] == "$":
+                math = stack.pop()[1]
+            else:
+                stack.append(("$", math))
+                math = True
+            i += 1
+        elif c == "{":
+            stack.append(("}", math))
+            i += 1
+        elif c == "}":
+            if not stack or stack[-1][0] != "}":
+                problems.append(f"unmatched }} {where}")
+            else:
+                math = stack.pop()[1]
+            i += 1
+        elif c in "^_":
+            if not math:
+                problems.append(f"raw {c} outside math mode {where}")
+            elif tex.startswith("{", i + 1):
+                argument = tex[i + 2:_group(tex, i + 1) - 1]
+                prose = _PROSE.search(_CONTROL_WORD.sub(" ", argument))
+                if prose:
+                    problems.append(f"prose {prose.group()!r} in the script {c}{{{argument}}}")
+            i += 1
+        else:
+            i += 1
+    problems += [f"unclosed {closer!r}" for closer, _ in stack]
+    return problems
+
+
+_ASCII_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+
+
+def text_to_latex(text) -> str:
+    """Plain text (any Unicode) as safe text-mode LaTeX: no character is read as markup.
+
+    ASCII special characters are escaped (``a_j`` prints as typed, with a literal underscore); every other
+    character, with its accents, is typeset on its own by the project's escaper (``τ`` →
+    ``\\ensuremath{\\tau}``), so no word can end up in a subscript. The fallback for statements without
+    hand-written LaTeX.
+    """
+    clusters: list[str] = []
+    for ch in unicodedata.normalize("NFD", str(text)):
+        if clusters and unicodedata.combining(ch):
+            clusters[-1] += ch
+        else:
+            clusters.append(ch)
+    out: list[str] = []
+    math = "\\ensuremath{"
+    for cluster in clusters:
+        if len(cluster) == 1 and cluster.isascii():
+            tex = _ASCII_SPECIAL.get(cluster, cluster)
+        else:
+            tex = _latex_text(unicodedata.normalize("NFC", cluster))
+        if out and out[-1].startswith(math) and tex.startswith(math) and out[-1].endswith("}") and tex.endswith("}"):
+            out[-1] = out[-1][:-1] + " " + tex[len(math):]  # one math group: τ² → \ensuremath{\tau ^{2}}
+        else:
+            out.append(tex)
+    return "".join(out)
+
+
+_SYMBOL_NAME = re.compile(r"[A-Za-z0-9_^*'{}\\|+-]+\Z")  # one token: no space, no bracket
+_NAMED_SYMBOLS = greek_letters_set | other_symbols | {"infty", "min", "max", "sup", "inf", "log", "exp"}
+
+
+def _plain_symbol_name(name: str) -> bool:
+    """A SymPy name that ``sympy.latex`` typesets as a formula: one token whose words of four letters or more
+    are Greek letters or macros (``lambda_1``, ``\\|w_j\\|``), never prose (``h_theta_inf``, ``two-piece OLS``)."""
+    words = _PROSE.findall(_CONTROL_WORD.sub(" ", name))
+    return bool(_SYMBOL_NAME.match(name)) and all(word in _NAMED_SYMBOLS for word in words)
+
+
+def _sympy_display(expr: sympy.Basic) -> str | None:
+    """``sympy.latex(expr)`` when every name in it is a plain symbol (`_plain_symbol_name`) and the result
+    passes `latex_problems` in math mode; None when a name is prose."""
+    names = {s.name for s in expr.atoms(sympy.Symbol)}
+    names |= {type(f).__name__ for f in expr.atoms(sympy.core.function.AppliedUndef)}
+    if not all(_plain_symbol_name(name) for name in names):
+        return None
+    tex = sympy.latex(expr)
+    return None if latex_problems(f"${tex}$") else tex
+
+
+def _markdown_math(tex: str) -> str:
+    """Text-mode LaTeX of the convention as Markdown with MathJax: displays as ``$$ … $$`` paragraphs."""
+    for command, char in (("\\L{}", "Ł"), ("--", "–"), ("~", " ")):
+        tex = tex.replace(command, char)
+    tex = re.sub(r"\s*\\\[\s*", "\n\n$$ ", tex)
+    return re.sub(r"\s*\\\]\s*", " $$\n\n", tex).strip()
+
+
+_RELATIONS = {"==": "=", "!=": "≠", "<=": "≤", ">=": "≥", "<": "<", ">": ">"}
+
+
+def _sympy_words(expr) -> str:
+    """A SymPy conclusion whose names are prose, as text: ``lhs = rhs`` for a relation, else ``sstr``."""
+    if isinstance(expr, sympy.core.relational.Relational) and expr.rel_op in _RELATIONS:
+        return f"{sympy.sstr(expr.lhs)} {_RELATIONS[expr.rel_op]} {sympy.sstr(expr.rhs)}"
+    return sympy.sstr(expr)
 
 
 @dataclass(frozen=True)
@@ -55,8 +289,15 @@ class Statement:
     """One numbered statement (theorem, lemma, assumption, …) of a paper.
 
     ``numbers`` maps a version to the statement's number there, e.g. ``{"v1": "Lemma 2",
-    "v2": "Lemma F.1"}`` for paper A; ``number`` is the display number (the newest version's).
-    ``not_checkable_reason`` says why no computation covers it (empty when checks exist).
+    "v2": "Lemma F.1"}`` for paper A; ``number`` is the display number (the newest version's;
+    `numbering_explanation` says which version in words). ``not_checkable_reason`` says why no computation
+    covers it (empty when checks exist).
+
+    ``conclusion_tex``, ``hypotheses_tex`` (one per hypothesis, or empty) and ``title_tex`` are the statement
+    typeset by hand, in the convention of the module docstring: text-mode LaTeX, inline ``$…$`` and display
+    ``\\[…\\]``, pure ASCII, packages `LATEX_PACKAGES` (amsmath, amssymb). Empty means "render the plain
+    fields safely" (`conclusion_latex`, `hypotheses_latex`, `title_latex`). ``conclusion`` and ``hypotheses``
+    stay the machine-readable content: a SymPy conclusion is what checks and proofs compute with.
     """
 
     id: str
@@ -71,6 +312,9 @@ class Statement:
     meaning: str = ""
     numbers: dict = field(default_factory=dict)
     not_checkable_reason: str = ""
+    conclusion_tex: str = ""
+    hypotheses_tex: tuple[str, ...] = ()
+    title_tex: str = ""
 
     def __post_init__(self):
         if self.paper not in PAPERS:
@@ -81,12 +325,42 @@ class Statement:
         if self.confidence not in CONFIDENCE_TAGS:
             raise ValueError(f"statement {self.id}: unknown confidence tag {self.confidence!r}")
         object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
+        object.__setattr__(self, "hypotheses_tex", tuple(self.hypotheses_tex))
+        if self.hypotheses_tex and len(self.hypotheses_tex) != len(self.hypotheses):
+            raise ValueError(f"statement {self.id}: hypotheses_tex has {len(self.hypotheses_tex)} entries for "
+                             f"{len(self.hypotheses)} hypotheses; give one per hypothesis, or none")
+        for name in ("conclusion_tex", "title_tex"):
+            self._check_tex(name, getattr(self, name))
+        for k, tex in enumerate(self.hypotheses_tex):
+            self._check_tex(f"hypotheses_tex[{k}]", tex)
+
+    def _check_tex(self, name: str, tex) -> None:
+        if not isinstance(tex, str):
+            raise ValueError(f"statement {self.id}: {name} must be a string of LaTeX, got {type(tex).__name__}")
+        problems = latex_problems(tex)
+        if problems:
+            raise ValueError(f"statement {self.id}: {name}: {problems[0]} (convention: relucheck.theory.statement)")
 
     # -- rendering -------------------------------------------------------------------------
     def conclusion_latex(self) -> str:
+        """The conclusion as text-mode LaTeX: ``conclusion_tex``, else a SymPy conclusion as a display
+        ``\\[ … \\]`` (when its names are plain symbols), else the text, escaped safely (`text_to_latex`)."""
+        if self.conclusion_tex:
+            return self.conclusion_tex
         if isinstance(self.conclusion, sympy.Basic):
-            return math_unicode(sympy.latex(self.conclusion))
-        return _latex_text(str(self.conclusion))
+            tex = _sympy_display(self.conclusion)
+            if tex is not None:
+                return f"\\[ {tex} \\]"
+            return text_to_latex(_sympy_words(self.conclusion))
+        return text_to_latex(self.conclusion_text())
+
+    def hypotheses_latex(self) -> tuple[str, ...]:
+        """One text-mode LaTeX paragraph per hypothesis (``hypotheses_tex``, else the text escaped safely)."""
+        return self.hypotheses_tex or tuple(text_to_latex(h) for h in self.hypotheses)
+
+    def title_latex(self) -> str:
+        """The title as text-mode LaTeX (``title_tex``, else the title through the project's escaper)."""
+        return self.title_tex or _latex_text(self.title)
 
     def conclusion_text(self) -> str:
         if isinstance(self.conclusion, sympy.Basic):
@@ -95,6 +369,28 @@ class Statement:
 
     def version_numbers(self) -> str:
         return "; ".join(f"{v}: {n}" for v, n in self.numbers.items())
+
+    def number_in_words(self) -> str:
+        """The number with the other versions' numbers in words: "Theorem 4.1 (Theorem 2 in v1)",
+        "Theorem 1.1 (new in v2)"; the plain number when the paper has one version."""
+        if not self.numbers:
+            return self.number
+        current = [v for v, n in self.numbers.items() if n.split(" (")[0] == self.number.split(" (")[0]]
+        others = [f"{n} in {v}" for v, n in self.numbers.items() if v not in current]
+        if others:
+            return f"{self.number} ({'; '.join(others)})"
+        if self.paper in PAPER_NUMBERING and len(self.numbers) == 1 and current:
+            return f"{self.number} (new in {current[0]})"
+        return self.number
+
+    def _markdown_conclusion(self) -> list[str]:
+        if self.conclusion_tex and isinstance(self.conclusion, sympy.Basic):  # displays as $$ … $$ (MathJax)
+            return ["", "*Conclusion:*", "", _markdown_math(self.conclusion_tex)]
+        if isinstance(self.conclusion, sympy.Basic):
+            tex = _sympy_display(self.conclusion)
+            if tex is not None:
+                return ["", "*Conclusion:*", "", f"$$ {tex} $$"]
+        return ["", f"*Conclusion:* {self.conclusion_text()}"]
 
     def to_markdown(self, checks: list[str] | None = None) -> str:
         lines = [f"### {self.paper} {self.number}: {self.title}", ""]
@@ -105,10 +401,7 @@ class Statement:
             lines.append(f"*Source:* {self.source}  ")
         if self.hypotheses:
             lines += ["", "*Hypotheses:*"] + [f"- {h}" for h in self.hypotheses]
-        if isinstance(self.conclusion, sympy.Basic):
-            lines += ["", "*Conclusion:*", "", f"$$ {self.conclusion_latex()} $$"]
-        else:
-            lines += ["", f"*Conclusion:* {self.conclusion_text()}"]
+        lines += self._markdown_conclusion()
         if self.constants:
             lines += ["", "*Constants:* " + ", ".join(f"{k} = {v}" for k, v in self.constants.items())]
         if self.meaning:
@@ -120,20 +413,20 @@ class Statement:
         return "\n".join(lines) + "\n"
 
     def to_latex(self) -> str:
-        parts = [f"\\paragraph{{{_latex_text(self.paper + ' ' + self.number)}: {_latex_text(self.title)}}}"]
+        """A paragraph heading, numbering, confidence, hypotheses as a list and the conclusion (text mode)."""
+        parts = [f"\\paragraph{{{_latex_text(self.paper + ' ' + self.number)}: {self.title_latex()}}}"]
         if self.numbers:
             parts.append(f"\\emph{{Numbering:}} {_latex_text(self.version_numbers())}.")
         parts.append(f"\\emph{{Confidence:}} {_latex_text(self.confidence)}.")
         if self.hypotheses:
-            parts.append("\\begin{itemize}" + "".join(f"\\item {_latex_text(h)}" for h in self.hypotheses) + "\\end{itemize}")
-        if isinstance(self.conclusion, sympy.Basic):
-            parts.append(f"\\[ {self.conclusion_latex()} \\]")
-        else:
-            parts.append(self.conclusion_latex())
+            parts.append("\\begin{itemize}" + "".join(f"\\item {h}" for h in self.hypotheses_latex()) + "\\end{itemize}")
+        parts.append(self.conclusion_latex())
         return "\n".join(parts) + "\n"
 
     def _repr_latex_(self) -> str:
         head = f"\\text{{{self.paper} {self.number}}}"
-        if isinstance(self.conclusion, sympy.Basic):
-            return f"$\\displaystyle {head}:\\ {self.conclusion_latex()}$"
-        return f"${head}$: {_latex_text(self.conclusion_text())}"
+        if not self.conclusion_tex and isinstance(self.conclusion, sympy.Basic):
+            tex = _sympy_display(self.conclusion)
+            if tex is not None:
+                return f"$\\displaystyle {head}:\\ {tex}$"
+        return f"${head}$: {self.conclusion_latex()}"
