@@ -26,7 +26,9 @@ from relucheck.theory.statement import PAPERS
 
 from . import latex
 from .figures.index import latex_body, load_index
+from .latex import as_float as _as_float
 from .latex import num, prose
+from .latex import value as value_tex
 from .report import SUMMARY_FILE, incomplete_note, write_text
 from .result import CHECK_VERDICTS, Verdict, count_verdicts, verdict_of
 from .results_file import load_results
@@ -55,25 +57,6 @@ VERSION_WORDS = {"v1": "the first arXiv version", "v2": "the second arXiv versio
 
 
 # ---- values ---------------------------------------------------------------------------------------------
-_REPR = re.compile(r"np\.|Matrix\(|\[\s*[\[({]|\{\s*['\"]|\(\s*-?\d+\s*,\s*\[|\bTrue\b|\bFalse\b|\bNone\b|"
-                   r"\w+\(\[|^\s*[\[{(]")
-_ZERO_MATRIX = re.compile(r"Matrix\(\[\[[0,\s\[\]]*\]\]\)")
-_INTERVAL = re.compile(r"^\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]\s*$")
-
-
-def _as_float(value) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
 def _scalar_tolerance(tolerance) -> float | None:
     t = _as_float(tolerance)
     return abs(t) if t is not None and math.isfinite(t) else None
@@ -83,33 +66,6 @@ def _number(value: float, tolerance=None, reference: float | None = None) -> str
     """A number with the digits that show it to the tolerance's scale (`latex.significant_digits`)."""
     scale = reference if reference not in (None, 0) else value
     return num(value, latex.significant_digits(abs(scale), tolerance))
-
-
-def value_tex(value, tolerance=None) -> str | None:
-    """One value as LaTeX for a reader, or None when it is a structure (a table shows it) or an expression
-    that only a program could read (it stays in results.json)."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if value is None:
-        return None
-    f = _as_float(value)
-    if f is not None:
-        if isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value)):
-            return num(int(f)) if abs(f) < 1e6 else num(f)
-        return _number(f, tolerance)
-    if isinstance(value, str):
-        if _ZERO_MATRIX.fullmatch(value.strip()):
-            return "the zero matrix"
-        m = _INTERVAL.match(value)
-        if m:
-            lo, hi = float(m.group(1)), float(m.group(2))
-            digits = latex.significant_digits(max(abs(lo), abs(hi)), abs(hi - lo) or None, high=6)
-            return rf"\ensuremath{{[}}{num(lo, digits)}, {num(hi, digits)}\ensuremath{{]}}"
-        text = re.sub(r"'(\w[\w -]*)'", r"\1", value)  # check-ode verdict 'verified' → verified
-        if _REPR.search(text) or len(text) > 90:
-            return None
-        return prose(text)
-    return None
 
 
 def _leaves(value, prefix: str = "") -> list[tuple[str, object]]:
@@ -369,7 +325,9 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
             text = prose(r["finding"].rstrip(".")) + "." if r.get("finding") and v is Verdict.FINDING else (
                 "the check could not decide at this precision." if v is Verdict.INCONCLUSIVE else
                 "the prediction and the measurement disagree." if v is Verdict.REFUTED else "the computation failed.")
-            items.append(rf"\item \textbf{{{VERDICT_WORDS[v]}}} ({latex.escape(r.get('statement', '').split('.', 1)[-1])}, "
+            st = statements.get(r.get("statement", ""))
+            where = latex.escape(st.number) + ", " if st is not None else ""
+            items.append(rf"\item \textbf{{{VERDICT_WORDS[v]}}} ({where}"
                          rf"record \texttt{{{latex.identifier(r['id']).source}}}): {text}")
         parts.append(r"\begin{itemize}" + "\n" + "\n".join(items) + "\n" + r"\end{itemize}")
     else:
@@ -392,8 +350,8 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
     if index:
         parts.append(_label_prefix(latex_body(out_dir, index), paper) + r"\clearpage")
     else:
-        parts.append(latex.escape(f"None in this folder: run relucheck report --paper {paper} with the same "
-                                  "output folder to add them.") + "\n")
+        parts.append(prose(f"No figure or table of this paper in this folder: `relucheck report --paper {paper}` "
+                           "with the same output folder adds them.") + "\n")
     parts.append(r"\endgroup")
     return "\n".join(parts) + "\n"
 

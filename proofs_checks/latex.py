@@ -119,6 +119,9 @@ def _symbol(ch: str) -> tuple[str, str] | None:
             return "math", tex
     if unicodedata.category(ch) == "Zs":
         return "text", " "
+    if 0xFF01 <= ord(ch) <= 0xFF5E:  # fullwidth ASCII variants (ｅ, ｘ): their ASCII character
+        plain = unicodedata.normalize("NFKC", ch)
+        return "text", _SPECIAL.get(plain, plain)
     return None
 
 
@@ -190,6 +193,12 @@ def escape(text) -> str:
             parts.append(("math", base + "{" + _token(*nxt)[1] + "}"))  # t_∞, x^⊥
             i += 2
             continue
+        if base in "_^" and not marks and parts and parts[-1][0] == "math" and parts[-1][1][:1] in "_^":
+            word = _SCRIPT_WORD.match("".join(b + m for b, m in clusters[i + 1:]))
+            if word:  # a second script after a script: C_x^-, q_+^{k/2}, E_1^c
+                parts.append(("math", base + "{" + _script(word.group(1)) + "}"))
+                i += 1 + len(word.group(1))
+                continue
         if (base in _SUPERSCRIPTS or base in _SUBSCRIPTS) and not marks:  # a run: ⁻³ → ^{-3}
             table, mark = (_SUPERSCRIPTS, "^") if base in _SUPERSCRIPTS else (_SUBSCRIPTS, "_")
             j = i
@@ -269,38 +278,97 @@ def num(value, digits: int = 4) -> str:
 
 
 _PROSE_NUMBER = re.compile(r"(?<![\w.])(\d+\.\d{5,}|\d+(?:\.\d+)?[eE][+-]?\d+)(?![\w.])")
-_PROSE_POWER = re.compile(r"(?<![\w.])(\d+)\^(\{[^{}]*\}|[-−]?\([^()]*\)|[-−]?[\w.]+)")
+_PROSE_POWER = re.compile(r"((?<![\w.])\d+|\))\^(\{[^{}]*\}|[-−]?\((?:[^()]|\([^()]*\))*\)|[-−]?[\w.]+)")
+_PROSE_CODE = re.compile(r"`([^`]+)`")
+_PROSE_OPTION = re.compile(r"(?<![\w-])(?:--|[–—])([a-z][a-z-]*\b)")  # --mutate, or a typographic dash before it
+_PROSE = re.compile(f"{_PROSE_CODE.pattern}|{_PROSE_POWER.pattern}|{_PROSE_NUMBER.pattern}|{_PROSE_OPTION.pattern}")
+
+
+def _code(text: str) -> str:
+    """A command or option in typewriter type, "--" kept as two hyphens."""
+    return r"\texttt{" + escape(text).replace("--", "-{}-") + "}"
 
 
 def prose(text) -> str:
     """Text for a reader (a tolerance's reason, a finding, a mutation) as LaTeX: `escape`, with numbers written
-    by `num` (``1e-06`` → 1 × 10⁻⁶, ``0.7000000000000001`` → 0.7) and powers of numbers in math
-    (``10^-(digits − 10)``, ``2^-52``), so that no exponent, caret or long float is printed raw."""
+    by `num` (``1e-06`` → 1 × 10⁻⁶, ``0.7000000000000001`` → 0.7), powers of numbers and of parenthesized
+    terms in math (``10^-(digits − 10)``, ``2^-52``, ``(1 − x)^n``), `code` and ``--options`` in typewriter
+    type, so that no exponent, caret, long float or en-dashed option is printed raw."""
     text = str(text)
     out, pos = [], 0
-    pattern = re.compile(f"{_PROSE_POWER.pattern}|{_PROSE_NUMBER.pattern}")
-    for m in pattern.finditer(text):
+    for m in _PROSE.finditer(text):
         out.append(escape(text[pos:m.start()]))
-        if m.group(1) is not None:  # a power
-            exponent = m.group(2)
+        if m.group(1) is not None:  # `code`
+            out.append(_code(m.group(1)))
+        elif m.group(2) is not None:  # a power
+            exponent = m.group(3)
             if exponent.startswith("{") and exponent.endswith("}"):
                 exponent = exponent[1:-1]
             sign = ""
             if exponent[:1] in "-−":
                 sign, exponent = "-", exponent[1:]
-            if re.fullmatch(r"\d+", exponent):
+            if re.fullmatch(r"\d+|[A-Za-z]", exponent):
                 inner = exponent
             elif re.fullmatch(r"\(\d+\)", exponent):
                 inner = exponent[1:-1]
             else:
                 inner = r"\text{" + escape(exponent) + "}"
-            out.append(r"\ensuremath{" + m.group(1) + "^{" + sign + inner + "}}")
-        else:
-            number = m.group(3)
-            out.append(num(float(number), 4))
+            out.append(r"\ensuremath{" + m.group(2) + "^{" + sign + inner + "}}")
+        elif m.group(4) is not None:  # a number
+            out.append(num(float(m.group(4)), 4))
+        else:  # an option
+            out.append(_code("--" + m.group(5)))
         pos = m.end()
     out.append(escape(text[pos:]))
     return "".join(out)
+
+
+_REPR = re.compile(r"np\.|Matrix\(|\[\s*[\[({]|\{\s*['\"]|\(\s*-?\d+\s*,\s*\[|\bTrue\b|\bFalse\b|\bNone\b|"
+                   r"\w+\(\[|^\s*[\[{(]")
+_ZERO_MATRIX = re.compile(r"Matrix\(\[\[[0,\s\[\]]*\]\]\)")
+_INTERVAL = re.compile(r"^\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]\s*$")
+
+
+def as_float(value) -> float | None:
+    """A number (or a string holding one) as a float; None for anything else (booleans included)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def value(value, tolerance=None) -> str | None:
+    """One value (a prediction, a measurement) as LaTeX for a reader, numbers through `num` with the digits
+    ``tolerance`` warrants; None when it is a structure (a list or dict: the caller shows a table or a summary)
+    or an expression only a program could read (a repr: it stays in results.json)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return None
+    f = as_float(value)
+    if f is not None:
+        if isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value)):
+            return num(int(f)) if abs(f) < 1e6 else num(f)
+        return num(f, significant_digits(abs(f), tolerance))
+    if isinstance(value, str):
+        if _ZERO_MATRIX.fullmatch(value.strip()):
+            return "the zero matrix"
+        m = _INTERVAL.match(value)
+        if m:
+            lo, hi = float(m.group(1)), float(m.group(2))
+            digits = significant_digits(max(abs(lo), abs(hi)), abs(hi - lo) or None, high=6)
+            return rf"\ensuremath{{[}}{num(lo, digits)}, {num(hi, digits)}\ensuremath{{]}}"
+        text = re.sub(r"'(\w[\w -]*)'", r"\1", value)  # check-ode verdict 'verified' → verified
+        if _REPR.search(text) or len(text) > 90:
+            return None
+        return prose(text)
+    return None
 
 
 def math_unicode(tex: str) -> str:

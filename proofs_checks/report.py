@@ -200,6 +200,35 @@ def write_table(header: list[str], rows: list[list], stem, *, caption: str = "")
     return [md, tex]
 
 
+def _flat(value) -> list:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _flat(v)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _flat(v)]
+    return [value]
+
+
+def reader_cell(value, tolerance=None) -> latex.Tex:
+    """A prediction, measurement or tolerance as a LaTeX table cell for a reader: a number by `latex.num`, a
+    short text, or for a list or dict "n values, from a to b"; an expression only a program reads is "exact
+    expression" (every value stays in results.json)."""
+    tol = latex.as_float(tolerance)
+    single = latex.value(value, tol)
+    if single is not None:
+        return latex.Tex(single, min(len(str(value)), 14), 12)
+    if isinstance(value, (list, tuple, dict)):
+        leaves = _flat(value)
+        numbers = [f for f in (latex.as_float(x) for x in leaves) if f is not None and math.isfinite(f)]
+        text = f"{len(leaves)} values"
+        if numbers and len(numbers) == len(leaves) and len(leaves) > 1:
+            text += f", {latex.num(min(numbers), 3)} to {latex.num(max(numbers), 3)}"
+        elif len(leaves) == 1:
+            inner = latex.value(leaves[0], tol)
+            text = inner if inner is not None else "exact expression"
+        return latex.Tex(text, 22, 10)
+    return latex.Tex("exact expression" if value not in (None, "") else "", 16, 10)
+
+
 def latex_report(records: list[CheckResult], title: str, expected: int | None = None) -> str:
     """report.tex: the summary and one long table of every record (LaTeX by `proofs_checks.latex`)."""
     header = ["check", "status", "prediction", "measurement", "tolerance", "precision", "seed", "seconds"]
@@ -208,16 +237,16 @@ def latex_report(records: list[CheckResult], title: str, expected: int | None = 
         status = r.status.value + ((" (caught)" if r.caught else " (NOT caught)") if r.mutant else "")
         if verdict_of(r) is Verdict.FINDING:
             status = "verified: paper's claim refuted"
-        rows.append([latex.identifier(r.id), status, fmt_value(r.prediction, 3),
-                     fmt_value(r.measurement, 3), fmt_value(r.tolerance, 3), r.precision or "", str(r.seed),
-                     f"{r.seconds:.2f}"])
+        rows.append([latex.identifier(r.id), status, reader_cell(r.prediction, r.tolerance),
+                     reader_cell(r.measurement, r.tolerance), reader_cell(r.tolerance), r.precision or "",
+                     str(r.seed), f"{r.seconds:.2f}"])
     body = latex.escape("Summary: " + summary_line(records, expected=expected) + ".") + "\n\n"
     if records:
         v = records[0].versions
         body += latex.escape("Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)) + ".") + "\n\n"
     shown, failed = _findings(records)
     if shown or failed:
-        items = [f"\\item {latex.identifier(r.id)}: {latex.escape(r.finding)}" for r in shown]
+        items = [f"\\item {latex.identifier(r.id)}: {latex.prose(r.finding)}" for r in shown]
         items += [f"\\item {latex.identifier(r.id)}: did NOT reproduce ({r.status.value})" for r in failed]
         body += "\n".join(["\\subsection*{Findings: paper's claims refuted}", "\\begin{itemize}", *items,
                             "\\end{itemize}", "", ""])

@@ -96,7 +96,7 @@ def _balance_outcome(ctx, key, run, digits, label):
         drift = float(balance_drift(result, 2 if ctx.mutate else 1))
     g = Guarded(g.value[1], g.reference[1], g.digits, g.guard_digits, g.discrepancy, g.tolerance)
     out = agree(0.0, drift, 10.0 ** -(digits - 10),
-                f"spec C §5 C07 / issue 4: 10^-(digits − 10) relative to a_j² + ‖w_j‖²; the Taylor step keeps each neuron "
+                f"10^-(digits − 10) relative to a_j² + ‖w_j‖²; the Taylor step keeps each neuron "
                 f"to relative 10^-{digits} per step, and ≤ 10^4 steps with 10^6 of conditioning stay below 10^-(digits−10)",
                 message=f"{label}: {len(result.events)} events ({[e.kind.value for e in result.events][:6]}), "
                         f"{result.stats['steps']} steps", precision=f"mpmath {digits} digits",
@@ -229,7 +229,7 @@ def _group_error(run, groups, labels, n, p, formula):
 
 
 @check("B.prop2.group_closed_form_30_digits", statement="B.prop2", precision=f"mpmath {DIGITS_GROUP} digits",
-       mutant="the paper's published (67)/(69) (alignment ODE solved with rate c instead of c/2; spec B key finding 1)",
+       mutant="the paper's published (67)/(69) (alignment ODE solved with rate c instead of c/2; the first key finding on paper B)",
        finding="at 30 digits the flow follows the corrected tanh(ct/2 + artanh ρ_0) form, not the paper's published "
                "(67)/(69), when ρ_0 < 1.")
 def group_closed_form(ctx: Context) -> Outcome:
@@ -346,7 +346,7 @@ def first_jump_constant_check(ctx: Context) -> Outcome:
         tol = float(10 * (lam ** c_star + lam ** (gamma * 0.5)) / gamma + L * mpmath.mpf(10) ** -(DIGITS_C1 - 10))
     float_c1 = first_jump(inst, lp).constant
     out = agree(float(C1), float(measured), tol,
-                f"neglected terms (theory.first_jump): other neurons' output λ^{{c*}} (c* = {c_star:.4f}) and the half-final "
+                f"neglected terms (first-jump analysis): other neurons' output λ^{{c*}} (c* = {c_star:.4f}) and the half-final "
                 "value's deviation λ^{γ·0.5} after the 0.5 horizon margin, each shifting C_1 by ≤ 10·λ^{...}/γ; plus "
                 "ln(1/λ)·10^-(digits−10) from the guarded jump time",
                 message=f"C_1 (mpmath) = {mpmath.nstr(C1, 25)}, measured {mpmath.nstr(measured, 25)}, theory.first_jump "
@@ -396,7 +396,7 @@ def error_law(ctx: Context) -> Outcome:
     errors = [abs(p - q) for p, q in zip(preds, meas, strict=False)]
     table = {lam: [mpmath.nstr(c, 20) for c in rows[lam]] for lam in ERROR_LAW_LAMBDAS}
     out = agree(preds, meas, max(tols),
-                f"corrections O(λ^{{c*}}) with c* = {c_star:.4f} (leftover exponent, spec C14): 10·λ^{{c*}}/min γ_k per λ; the "
+                f"corrections O(λ^{{c*}}) with c* = {c_star:.4f} (the smallest leftover exponent): 10·λ^{{c*}}/min γ_k per λ; the "
                 "last entry is C_1 in closed form vs the λ = 1e-1000 run (+10^-(digits−10) for the guarded jump time; τ_k exact)",
                 message=f"(τ̂_k − τ_k)·ln(1/λ) per λ: {table}; C_1 = {mpmath.nstr(C1, 20)}",
                 precision=f"mpmath {DIGITS_LAW} digits", per_entry_tolerances=tols)

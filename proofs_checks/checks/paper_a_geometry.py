@@ -129,7 +129,7 @@ def margin_two_vectors(ctx: Context) -> Outcome:
         want = sorted([(tmax, tuple(np.round(Dp, 12))), (tmin, tuple(np.round(Dm, 12)))])
         hits += got == want
     freq = hits / len(runs)
-    return within_bound(freq, 0.95, "spec N4: probability ≥ 0.95 at n ≥ 100 (calibration 1.0); vectors compared to "
+    return within_bound(freq, 0.95, "the reconstructed specification asks probability ≥ 0.95 at n ≥ 100 (calibration runs: 1.0); vectors compared to "
                         "12 decimals (both sides are exactly rounded sums of the same terms)", side=">=",
                         message=f"{hits}/{len(runs)} data sets have exactly the two predicted extremal vectors")
 

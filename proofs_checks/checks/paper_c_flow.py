@@ -42,8 +42,8 @@ def _jump_time_outcome(ctx, cases, shift):
     return Outcome(Status.VERIFIED if ok else Status.REFUTED,
                    f"|τ̂_k − τ_k| strictly decreasing as λ ↓ and ≤ {SPEC_C_BOUND:g}/ln(1/λ)",
                    {r["instance"]: r["scaled"] for r in rows}, SPEC_C_BOUND,
-                   "Theorem 2 with the error law C_k/ln(1/λ) (spec C §2.6): errors must shrink along the λ sequence; "
-                   f"|C_k| ≤ {SPEC_C_BOUND:g} is spec C11(b)'s bound for n ≤ 64, |y_i| = O(1); instances are drawn with "
+                   "Theorem 2 with the error law C_k/ln(1/λ): errors must shrink along the λ sequence; "
+                   f"|C_k| ≤ {SPEC_C_BOUND:g} is the reconstructed specification's bound for n ≤ 64, |y_i| = O(1); instances are drawn with "
                    "jump gaps ≥ 0.6 ≫ C_k/ln(1/λ) so that neighbouring jumps do not interact",
                    f"worst |τ̂_k − τ_k|·ln(1/λ) = {worst_scaled:.4g}", details={"cases": rows})
 
@@ -106,7 +106,7 @@ def first_jump_constant(ctx: Context) -> Outcome:
                  "integration: DOP853 at rtol 1e-10 contributes ≤ rtol per step to ln‖θ_j‖ (the engine's own coordinate, "
                  "the half-fit crossing solved on its dense output), hence ≤ steps·rtol/γ to the "
                  "half-fit time (in ln(1/λ)-scaled units); neglected: other neurons' output on S_1 ≈ "
-                 "λ^{2u_j(τ_1)}/(nγγ_j) and the final-value shift 3λ^{c*}/(2γ) (spec C14), both ≤ 1e-15 at λ = 1e-200",
+                 "λ^{2u_j(τ_1)}/(nγγ_j) and the final-value shift 3λ^{c*}/(2γ), both ≤ 1e-15 at λ = 1e-200",
                  message=f"C_1 predicted {[round(p, 9) for p in preds]} vs measured {[round(q, 9) for q in meas]}",
                  cases=info)
 
@@ -144,7 +144,7 @@ def saddle_losses(ctx: Context) -> Outcome:
     return agree(preds, meas, max(tols),
                  "Theorem 2's polynomial rate: at a midpoint the loss differs from the saddle's by ≤ (3‖y‖₁/n)·max(λ^{2u_min}, "
                  "λ^{γ_min·gap}, λ^{c*}) — unfitted neurons of size λ^{u_j}, exponential settling after a jump, and frozen "
-                 "leftovers on earlier-fitted points (spec C12, C14)")
+                 "leftovers on earlier-fitted points")
 
 
 @check("C.thm1.one_neuron_per_saddle", statement="C.thm1",
@@ -189,7 +189,7 @@ def final_parameters(ctx: Context) -> Outcome:
     ok = all(q <= p for p, q in zip(preds, meas, strict=True))
     pairs = [f"{q:.3g} ≤ {p:.3g}" for p, q in zip(preds, meas, strict=True)]
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, preds, meas, "3·λ^{c*}",
-                   "spec C14's error law (c* widened by leftover_exponent): a neuron fitted after jump l keeps a frozen "
+                   "the error law of the final parameters (c* widened by the leftover exponent): a neuron fitted after jump l keeps a frozen "
                    "leftover λ^{u_j(τ_l)} on a point of S_l "
                    "(c* = min of these exponents), and the last jump settles like λ^{2γ·0.5} at τ_K + 0.5; the factor 3 is the "
                    "spec's (observed ≈ 1.7)",
@@ -255,7 +255,7 @@ def exponent_tracking(ctx: Context) -> Outcome:
                       "decreasing": decreasing, "one_over_L": one_over_L}
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, "sup|ũ − u| = O(1/ln(1/λ))",
                    {k: v["sup_times_L"] for k, v in rows.items()}, 1.5,
-                   "the offsets of ũ_j are ln(κ)-type constants divided by ln(1/λ) (theory.first_jump: ũ_j = "
+                   "the offsets of ũ_j are ln(κ)-type constants divided by ln(1/λ) (first-jump analysis: ũ_j = "
                    "u_j − ln(α_j e^{−γt})/ln(1/λ) while small), so sup·ln(1/λ) is asymptotically constant; an O(1) error "
                    "would double it when ln(1/λ) doubles, hence the factor-1.5 window",
                    "sup|ũ − u|·ln(1/λ): " + "; ".join(f"{k}: {np.round(v['sup_times_L'], 3).tolist()}" for k, v in rows.items()),
