@@ -90,7 +90,7 @@ register(
         hypotheses_tex=(_B_TEX, r"Assumption~1", r"the data are fixed and satisfy Assumption~2",
                         _P_BOUND_TEX.format(4) + r", where $C_{a,w}$ depends only on the law of $(a,w)$"),
         conclusion_tex=(r"With probability at least $1-\varepsilon$ over the initialization, the loss converges to $0$ "
-                        r"with $\langle\mu_\infty\rangle\ge C/n$, where $C=\frac65\,(C_x^-)^2C_y^-/C_x^+$; moreover, for "
+                        r"with $\langle\mu_\infty\rangle\ge C/n$, where $C=6(C_x^-)^2C_y^-/(5C_x^+)$; moreover, for "
                         r"every $t\ge0$, \[ \mu(t)\ge\frac{C}{n}\min_i" + _MISFIT_TEX + r". \]"),
     ),
     Statement(
@@ -101,7 +101,7 @@ register(
         confidence="verified numerically", source="seed 002 Lemma 3, eq. (46); spec B §2.4",
         meaning="about √d data points are weakly interacting in dimension d (the text states the converse)",
         hypotheses_tex=(r"$(x_i,y_i)$ i.i.d.\ with compact support in $\mathbb{R}^*\times\mathbb{R}^*$, "
-                        r"$\mathbb{E}[x]=0$ and $\mathbb{E}[xx^\top]=\frac{\lambda}{d}I_d$",),
+                        r"$\mathbb{E}[x]=0$ and $\mathbb{E}[xx^\top]=(\lambda/d)I_d$",),
         conclusion_tex=(r"There is $C>0$, depending only on $C_x^\pm$, $C_y^\pm$ and the initialization, such that if "
                         r"$d\ge C\bigl(n^2+n\log(1/\varepsilon)\bigr)$, then Assumption~2 holds with probability at least "
                         r"$1-\varepsilon$."),

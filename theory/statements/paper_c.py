@@ -249,7 +249,7 @@ register(
         meaning="the jump takes o(1) accelerated time",
         hypotheses_tex=(r"the end of Phase~2a",),
         conclusion_tex=(r"$T_{2b}-T_{2a}=O\bigl(\log(1/\varepsilon)/\log(1/\lambda)\bigr)$, and the neuron $j^\ast$ is "
-                        r"$\varepsilon$-close to its final value, eqs.~(13)--(14).")),
+                        r"$\varepsilon$-close to its final value, eqs.~(13) and~(14).")),
     Statement(
         id="C.lem7", paper=_C, number="Lemma 7", title="Phase 3: realignment",
         hypotheses=("end of Phase 2b",),
