@@ -154,11 +154,13 @@ def test_safe_parse_messages():
     assert message(lambda: se.parse_expression("x % 2", "f", NAMES)) == "field 'f': token '%' not allowed in 'x % 2'"
     assert message(lambda: se.parse_expression("'x'", "f", NAMES)) == \
         "field 'f': a string literal \"'x'\" not allowed in \"'x'\""
-    assert message(lambda: se.parse_expression("x" * 2001, "f", NAMES)) == "field 'f': expression of 2001 characters; at most 2000"
+    assert message(lambda: se.parse_expression("x" * 2001, "f", NAMES)) == \
+        "field 'f': expression of 2001 characters; at most 2000"
     assert message(lambda: se.parse_expression("(x", "f", NAMES)) == \
         "field 'f': cannot parse '(x' (SyntaxError: '(' was never closed)"
     assert message(lambda: se.parse_expression("x, x", "f", NAMES)) == "field 'f': 'x, x' is not a single expression"
-    assert message(lambda: se.parse_expression("x ** 101", "f", NAMES)) == "field 'f': constant exponent 101; |exponent| must be ≤ 100"
+    assert message(lambda: se.parse_expression("x ** 101", "f", NAMES)) == \
+        "field 'f': constant exponent 101; |exponent| must be ≤ 100"
     assert message(lambda: se.parse_expression("x(2)", "f", NAMES)) == (
         f"field 'f': call of 'x' not allowed in 'x(2)': only the functions {sorted(se.FUNCTIONS)} can be called")
     # every operator of the list is accepted

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import operator
 import unicodedata
 from fractions import Fraction
 
@@ -59,12 +60,17 @@ MAX_POWER_DEGREE = 1000  # product of constant exponents along nested powers: ((
 # An exact number SymPy folds while building: 1000 digits hold every constant the limits above let a paper's
 # closed form need (30-digit literals to the power 30), and stay far below Python's 4300-digit limit on int → str.
 MAX_EXACT_DIGITS = 1000
+# A decimal number given to a function is evaluated by SymPy at once (exp(5.0) is a Float); exp, sin, … reduce the
+# argument with about log2|x| extra bits, so exp(exp(exp(exp(5.0)))) would need 10^64 bits. Beyond 1e300 a number is
+# of no use to the float64 integration anyway.
+MAX_FUNCTION_ARGUMENT = 1e300
 _LOG10_2 = math.log10(2)
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.Mod: "%",
               ast.FloorDiv: "//", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
               ast.LShift: "<<", ast.RShift: ">>", ast.Invert: "~", ast.Not: "not", ast.UAdd: "+", ast.USub: "-",
               ast.And: "and", ast.Or: "or"}
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _REFUSED = {ast.Attribute: "attribute access ('.')", ast.Subscript: "a subscript ('[…]')",
             ast.Lambda: "a lambda", ast.ListComp: "a comprehension", ast.SetComp: "a comprehension",
             ast.DictComp: "a comprehension", ast.GeneratorExp: "a comprehension", ast.JoinedStr: "an f-string",
@@ -228,8 +234,7 @@ class _Builder:
                 self.fail(f"the function {node.id!r} is used without an argument in {self.text!r}")
             return self.names[node.id] if node.id in self.names else CONSTANTS[node.id]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-            operand = self.build(node.operand)
-            return self.bounded(-operand if isinstance(node.op, ast.USub) else operand)
+            return self.apply(operator.neg if isinstance(node.op, ast.USub) else operator.pos, self.build(node.operand))
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
             return self.binary(node)
         if isinstance(node, (ast.UnaryOp, ast.BinOp, ast.BoolOp)):
@@ -257,12 +262,8 @@ class _Builder:
             exponent = self.build(node.right)  # first: a folded constant exponent is bounded before any power
             if exponent.is_Number and abs(exponent) > MAX_CONSTANT_EXPONENT:
                 self.fail(f"constant exponent {float(exponent):g}; |exponent| must be ≤ {MAX_CONSTANT_EXPONENT}")
-            return self.bounded(self.build(node.left) ** exponent)
-        left, right = self.build(node.left), self.build(node.right)
-        op = type(node.op)
-        result = left + right if op is ast.Add else left - right if op is ast.Sub else \
-            left * right if op is ast.Mult else left / right
-        return self.bounded(result)
+            return self.apply(operator.pow, self.build(node.left), exponent)
+        return self.apply(_ARITHMETIC[type(node.op)], self.build(node.left), self.build(node.right))
 
     def call(self, node):
         if not isinstance(node.func, ast.Name):
@@ -281,7 +282,20 @@ class _Builder:
         arity = _ARITY.get(name, (1,))
         if len(node.args) not in arity:
             self.fail(f"{name} takes {' or '.join(map(str, arity))} argument(s), got {len(node.args)} in {self.text!r}")
-        return self.bounded(FUNCTIONS[name](*(self.build(a) for a in node.args)))
+        args = [self.build(a) for a in node.args]
+        for arg in args:
+            if arg.is_Float and abs(arg) > MAX_FUNCTION_ARGUMENT:
+                self.fail(f"a number argument of {name} beyond {MAX_FUNCTION_ARGUMENT:g} in absolute value in "
+                          f"{self.text[:80]!r}")
+        return self.apply(FUNCTIONS[name], *args)
+
+    def apply(self, operation, *args):
+        """``operation(*args)`` bounded; SymPy's numeric evaluation failing on a valid tree is a refusal too."""
+        try:
+            result = operation(*args)
+        except (ArithmeticError, ValueError, MemoryError, RecursionError) as exc:
+            self.fail(f"SymPy cannot evaluate a constant in {self.text[:80]!r} ({type(exc).__name__}: {str(exc)[:80]})")
+        return self.bounded(result)
 
 
 def parse_expression(value, field: str, names: dict) -> sp.Expr:
