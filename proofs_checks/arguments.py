@@ -3,8 +3,10 @@
 A bad value makes argparse exit with status 2 and the message ``argument --seed: <condition>, got '-1'``.
 `SHARED` gives every option of the same name the same rule in every command: `apply_shared` sets it on
 each subcommand after the commands have registered (so `flow`, `run`, `report`, `check-ode` … agree on
-what a seed, a λ, a precision or a budget is). Output directories (``--out``) are checked by
-`proofs_checks.journal.prepare_out_dir` before anything is computed.
+what a seed, a λ, a precision, a budget or a path is), and turns argparse's abbreviations off everywhere
+(``--time 1,2`` is an unknown option, not ``--times``), so an option is always named as the user typed it.
+Output directories (``--out``) are then checked by `proofs_checks.journal.prepare_out_dir` before anything
+is computed.
 """
 from __future__ import annotations
 
@@ -124,14 +126,25 @@ def executor_of(args):
     return make_executor(kind, workers=args.workers, scheduler=args.scheduler)
 
 
+def path_text(text: str) -> str:
+    """A file or directory path: not empty (``--out=`` would otherwise mean the working directory)."""
+    if not text.strip():
+        _fail("must be a path, not empty", text)
+    return text
+
+
 SHARED = {"--seed": seed, "--lam": init_scale, "--precision": digits, "--horizon": horizon, "--budget": seconds,
-          "--memory": memory_mib}
+          "--memory": memory_mib, "--out": path_text, "--results": path_text, "--checks": path_text}
 
 
 def apply_shared(subparsers) -> None:
-    """Give every subcommand option named in `SHARED` its validator (the same rule in every command)."""
+    """Give every subcommand option named in `SHARED` its validator (the same rule in every command), and turn
+    off abbreviated options in every subcommand (and in their own subcommands, if any)."""
     for parser in subparsers.choices.values():
+        parser.allow_abbrev = False
         for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                apply_shared(action)
             for option in action.option_strings:
                 if option in SHARED:
                     action.type = SHARED[option]

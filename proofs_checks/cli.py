@@ -26,6 +26,7 @@ from pathlib import Path
 from relucheck.numerics.errors import RelucheckInputError
 
 DEFAULT_OUT = "relucheck-out"
+DEFAULT_RESULTS = f"{DEFAULT_OUT}/results.json"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process ended by Ctrl-C
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE
 
@@ -73,53 +74,95 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_run(args) -> int:
-    """Run checks, journaling each record as it finishes (`proofs_checks.journal`); reports from the journal."""
-    from .journal import Journal, prepare_out_dir, run_parameters
-    from .arguments import executor_of
-    from .plugins import load_checks, plugin_fingerprint
+    """Run checks, journaling each record as it finishes (`proofs_checks.journal`); reports from the journal.
+
+    ``--out DIR`` is locked from before the journal is read until the reports are written
+    (`proofs_checks.out_lock`: a second run on DIR exits 2 naming the holder). Without ``--resume`` a DIR that
+    holds a journal is refused (exit 2), never overwritten; ``--resume`` validates every journal line first.
+    With ``--checks``, only the checks of those files and modules run, unless ``--with-builtin``.
+    """
+    from .journal import prepare_out_dir
+    from .out_lock import OutDirLock
+    from .plugins import load_checks
+
+    load_checks(args.checks)
+    checks = _selected_checks(args)
+    out = prepare_out_dir(args.out)  # before anything is computed
+    with OutDirLock(out, shown=f"--out {args.out}"):
+        return _run_locked(args, checks, out)
+
+
+def _selected_checks(args) -> list:
+    """The checks of ``--suite`` matching ``--only``; with ``--checks`` only theirs, unless ``--with-builtin``."""
+    from .plugins import checks_of_specs
     from .registry import select
+
+    checks = select(args.suite, args.only)
+    where = f"suite {args.suite!r}"
+    if args.checks and not args.with_builtin:
+        mine = checks_of_specs(args.checks)
+        checks = [c for c in checks if c.id in mine]
+        where = f"--checks {' '.join(args.checks)} in suite {args.suite!r} (built-in checks need --with-builtin)"
+    if not checks and args.only:
+        raise RelucheckInputError(f"--only {args.only!r}: no check of {where} matches; `relucheck list` shows the "
+                                  "check ids")
+    if not checks:
+        raise RelucheckInputError(f"no check of {where}")
+    return checks
+
+
+def _run_locked(args, checks, out) -> int:
+    """`_cmd_run` once ``--out`` is locked: the journal, the run, the reports."""
+    from .arguments import executor_of
+    from .journal import Journal, run_parameters
+    from .plugins import plugin_fingerprint
     from .report import summary_line, write_results
     from .runner import exit_code, record_ids, run_checks
 
-    load_checks(args.checks)
-    checks = select(args.suite, args.only)
-    if not checks:
-        raise RelucheckInputError(f"--only {args.only!r}: no check of suite {args.suite!r} matches; "
-                                  "`relucheck list` shows the check ids")
-    out = prepare_out_dir(args.out)  # before anything is computed
     journal = Journal(out)
-    params = run_parameters(args.suite, args.only, args.seed, args.mutate, plugins=plugin_fingerprint())
-    done = journal.resume(params) if args.resume else {}
-    if not done:
-        journal.start(params)
+    params = run_parameters(args.suite, args.only, args.seed, args.mutate, plugins=plugin_fingerprint(),
+                            with_builtin=args.with_builtin or not args.checks)
     ids = record_ids(checks, args.mutate)
+    if args.resume:
+        done = journal.resume(params, ids)  # every line validated: an error names the line
+        if journal.note:
+            print(journal.note, file=sys.stderr)
+    else:
+        journal.refuse_existing(f"--out {args.out}")
+        done = {}
+    if journal.run_id is None:
+        journal.start(params)
     todo = [rid for rid in ids if rid not in done]
     journal.note_session(resume=args.resume, to_run=len(todo), already=len(ids) - len(todo))
     interrupted = False
     try:
-        with executor_of(args) as executor:
+        from relucheck.numerics.interrupts import ending_on_signals, exit_status
+
+        with ending_on_signals(), executor_of(args) as executor:  # SIGTERM, SIGHUP end the run as Ctrl-C does
             run_checks(checks, args.seed, mutate=args.mutate, progress=not args.quiet, skip=frozenset(done),
-                       on_record=journal.append, executor=executor, plugins=tuple(args.checks))
-    except KeyboardInterrupt:
-        interrupted = True
+                       on_record=journal.append, executor=executor, plugins=tuple(args.checks),
+                       check_timeout=args.check_timeout)
+    except KeyboardInterrupt as exc:  # the workers are stopped; the journal keeps every finished record
+        interrupted = exit_status(exc)  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
     except OSError as exc:  # e.g. a full disk while appending to the journal: what is on disk stays
         print(f"relucheck: error: cannot write the journal {journal.path}: {exc}; the records written so far are "
               "kept, `relucheck run --resume` with the same options continues", file=sys.stderr)
         return 2
-    saved = journal.records()
+    saved = journal.records(ids)
     records = [saved[rid] for rid in ids if rid in saved]
-    paths = write_results(records, out, title=f"relucheck run (suite {args.suite}, seed {args.seed})")
+    paths = write_results(records, out, title=f"relucheck run (suite {args.suite}, seed {args.seed})",
+                          expected=len(ids))
     for rec in records:
         if rec.status.value != "verified" and not (rec.mutant and rec.caught):
             print(f"{rec.id}: {rec.status.value}: {rec.message}", file=sys.stderr)
-    print(f"summary: {summary_line(records)}")
+    print(f"summary: {summary_line(records, expected=len(ids))}")
     print(f"ran {len(records) - (len(ids) - len(todo))} of {len(ids)} records"
           + (f" ({len(ids) - len(todo)} already in the journal)" if args.resume else ""))
     print(f"wrote {', '.join(str(p) for p in paths)} (journal {journal.path})")
     if interrupted:
         print(f"relucheck: interrupted: {len(records)} of {len(ids)} records kept in {journal.path}; "
               "`relucheck run --resume` with the same options runs the rest", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted
     return exit_code(records)
 
 
@@ -141,9 +184,9 @@ def _cmd_show(args) -> int:
     else:
         raise RelucheckInputError(f"ID {args.id!r}: unknown check or statement id; `relucheck list` shows the ids")
     print(st.to_markdown(check_ids))
-    results_path = Path(args.results)
+    results_path = Path(args.results or DEFAULT_RESULTS)
     latest = {}
-    if results_path.exists():
+    if args.results is not None or not _missing(results_path):  # only the default may be missing
         from .results_file import load_results
 
         for rec in load_results(results_path):
@@ -162,6 +205,17 @@ def _cmd_show(args) -> int:
     return 0
 
 
+def _missing(path: Path) -> bool:
+    """No file at ``path`` (a symlink loop or a path without permission is not "missing": reading it says why)."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        pass
+    return False
+
+
 def _version() -> str:
     from relucheck import __version__
 
@@ -175,9 +229,9 @@ def _checks_option(parser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .arguments import apply_shared, executor_options
+    from .arguments import apply_shared, executor_options, seconds
 
-    parser = argparse.ArgumentParser(prog="relucheck", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="relucheck", description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
     parser.add_argument("--version", action="version", version=f"relucheck {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -196,14 +250,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mutate", action="store_true", help="also run every check's mutant (must be refuted)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--resume", action="store_true",
-                   help="continue the run journaled in --out (same options): run only the missing checks")
+                   help="continue the run journaled in --out (same options): run only the missing checks; without "
+                        "it, a --out that holds a journal is refused")
     _checks_option(p)
+    p.add_argument("--with-builtin", action="store_true",
+                   help="with --checks: run the built-in checks too (by default only the --checks files' checks)")
     executor_options(p)
+    p.add_argument("--check-timeout", type=seconds, default=None, metavar="SECONDS",
+                   help="time limit of each check and mutant (default 300 s, 3600 s for full-suite-only checks); "
+                        "past it the record is an error")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("show", help="a statement or check, its formula and its latest results")
     p.add_argument("id")
-    p.add_argument("--results", default=f"{DEFAULT_OUT}/results.json", help="a results.json written by `run`")
+    p.add_argument("--results", default=None,
+                   help=f"a results.json written by `run` (default {DEFAULT_RESULTS}, which may be missing; a file "
+                        "given here must exist)")
     _checks_option(p)
     p.set_defaults(func=_cmd_show)
 

@@ -8,27 +8,41 @@ A plugin is Python code that registers papers, statements and checks through the
 * an installed distribution declares ``[project.entry-points."relucheck.checks"] name = "mypkg.checks"``;
   every command imports those modules (an entry point that names a function calls it with no argument).
 
-Whatever goes wrong while loading (a syntax error, a paper id that collides with A, B or C or with another
-plugin, a check id registered twice, a check whose statement is unknown) is a `RelucheckInputError` that names
-the file, module or entry point: ``relucheck`` exits 2 with that message, before anything is computed.
+Whatever goes wrong while loading (a missing file, a file that is not ``.py``, a syntax error, any exception,
+``sys.exit`` or another `BaseException` but Ctrl-C, a paper id that collides with A, B or C or with another plugin,
+a check id registered twice, a check whose statement is unknown) is a `RelucheckInputError` that names the file,
+module or entry point: ``relucheck`` exits 2 with that message, before anything is computed. What a plugin
+prints while it loads goes to stderr (Python's ``sys.stdout`` and file descriptor 1 both), so that stdout carries
+only relucheck's own output (``list --json`` stays JSON).
+
+`load_checks` loads the installed plugins first, then the ``--checks`` specs, and remembers which checks each
+spec registered (`checks_of_specs`: ``run --checks FILE`` runs only those unless ``--with-builtin``). This module
+imports `proofs_checks.registry`, never the reverse: the registry knows only the built-in checks and what was
+registered through `relucheck.check`.
 
 `plugin_fingerprint` (file or module, and the sha256 of its source) goes into the run journal's parameters,
 so ``--resume`` refuses a journal written by a different version of a user's checks.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
 import importlib.util
+import os
 import sys
 from importlib import metadata
 from pathlib import Path
 
 from relucheck.numerics.errors import RelucheckInputError
 
+from .registry import all_checks
+
 ENTRY_POINT_GROUP = "relucheck.checks"
 _loaded: dict[str, dict] = {}  # spec (resolved path or module name) → fingerprint
+_check_ids: dict[str, frozenset[str]] = {}  # spec → the ids of the checks it registered
+_spec_keys: dict[str, str] = {}  # a ``--checks`` value as given → its spec
 _entry_points_loaded = False
 
 
@@ -71,55 +85,120 @@ def _statement_problems(before: set[str]) -> list[str]:
     """Checks registered since ``before`` whose statement is not registered."""
     from relucheck.theory.statements import all_statements
 
-    from .registry import all_checks
-
     statements = all_statements()
     return [f"check {c.id} refers to statement {c.statement!r}, which is not registered"
             for cid, c in sorted(all_checks().items()) if cid not in before and c.statement not in statements]
 
 
-def _load_one(what: str, loader) -> None:
-    """Run ``loader`` (an import) and turn any failure into a `RelucheckInputError` naming ``what``."""
-    from .registry import all_checks
+def _flush(stream) -> None:
+    try:
+        stream.flush()
+    except (OSError, ValueError):  # a closed or broken stream: nothing to keep apart
+        pass
 
+
+@contextlib.contextmanager
+def _stdout_to_stderr():
+    """Send a plugin's output to stderr while it loads: ``sys.stdout`` and, for what bypasses it (``os.system``, C
+    code), file descriptor 1 (pointed at descriptor 2 and back; skipped when either is closed)."""
+    _flush(sys.stdout)
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _flush(sys.stderr)
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _load_one(what: str, loader) -> frozenset[str]:
+    """Run ``loader`` (an import) with its output on stderr; any failure is a `RelucheckInputError` naming ``what``.
+    Returns the ids of the checks it registered."""
     before = set(all_checks())
     try:
-        loader()
+        with _stdout_to_stderr():
+            loader()
+    except KeyboardInterrupt:
+        raise
     except RelucheckInputError as exc:
         raise RelucheckInputError(f"{what}: {exc.args[0] if exc.args else exc}") from exc
     except SyntaxError as exc:
         raise RelucheckInputError(f"{what}: syntax error at line {exc.lineno}: {exc.msg}") from exc
-    except Exception as exc:  # noqa: BLE001 - a user's code: any failure is reported as bad input, with its type
+    except SystemExit as exc:  # a plugin may not end relucheck, least of all with a silent exit 0
+        raise RelucheckInputError(f"{what}: called sys.exit({exc.code!r}) while loading; a checks file may only "
+                                  "register papers, statements and checks") from None
+    except BaseException as exc:  # noqa: BLE001 - a user's code: any failure is reported as bad input, with its type
         raise RelucheckInputError(f"{what}: {type(exc).__name__}: {exc}") from exc
     problems = _statement_problems(before)
     if problems:
         raise RelucheckInputError(f"{what}: {'; '.join(problems)} (register it with relucheck.register_statements)")
+    return frozenset(all_checks()) - before
+
+
+def _checks_defined_in(path: str) -> frozenset[str]:
+    """The checks whose function is written in the file ``path`` (a file imported before `load_checks` saw it)."""
+    return frozenset(cid for cid, c in all_checks().items()
+                     if str(Path(c.fn.__code__.co_filename).resolve()) == path)
+
+
+def _checks_of_module(name: str) -> frozenset[str]:
+    return frozenset(cid for cid, c in all_checks().items()
+                     if c.fn.__module__ == name or c.fn.__module__.startswith(name + "."))
+
+
+def _file_problem(path: Path) -> str | None:
+    """Why ``--checks TEXT`` is not a Python file that can be imported (None when it is one)."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:  # a symlink loop, a path through a file, no permission
+        return f"cannot be read ({exc.strerror or exc})"
+    if not path.is_file():
+        return "not a file"
+    if path.suffix != ".py":
+        return "not a .py file (give a Python file of checks, or the name of an importable module)"
+    return None
 
 
 def load_checks(specs) -> list[dict]:
-    """Import each ``--checks`` spec once (a ``.py`` file or a module name); return their fingerprints."""
+    """Load the installed plugins, then import each ``--checks`` spec once (a ``.py`` file or a module name);
+    return the specs' fingerprints."""
+    load_entry_points()
     out = []
     for spec in specs or ():
         text = str(spec)
         path = Path(text)
-        if text.endswith(".py") or path.exists() or "/" in text:
-            if not path.is_file():
-                raise RelucheckInputError(f"--checks {text}: no such file" if not path.exists()
-                                          else f"--checks {text}: not a file")
+        if text.endswith(".py") or os.path.lexists(text) or "/" in text:
+            problem = _file_problem(path)
+            if problem:
+                raise RelucheckInputError(f"--checks {text}: {problem}")
             key = str(path.resolve())
             if key not in _loaded:
-                if not _already_imported(key):
-                    _load_one(f"--checks {text}", functools.partial(_import_file, path.resolve()))
-                _loaded[key] = {"file": key, "sha256": _sha256(path)}
+                ids = (_checks_defined_in(key) if _already_imported(key)
+                       else _load_one(f"--checks {text}", functools.partial(_import_file, path.resolve())))
+                _loaded[key], _check_ids[key] = {"file": key, "sha256": _sha256(path)}, ids
         else:
             key = text
             if key not in _loaded:
-                _load_one(f"--checks {text}", functools.partial(_import_module, text))
+                ids = _load_one(f"--checks {text}", functools.partial(_import_module, text)) | _checks_of_module(text)
                 module = sys.modules.get(text)
                 source = getattr(module, "__file__", None)
-                _loaded[key] = {"module": text, "sha256": _sha256(source) if source else None}
+                _loaded[key], _check_ids[key] = {"module": text, "sha256": _sha256(source) if source else None}, ids
+        _spec_keys[text] = key
         out.append(_loaded[key])
     return out
+
+
+def checks_of_specs(specs) -> frozenset[str]:
+    """The ids of the checks that the ``--checks`` specs registered (after `load_checks` of the same specs)."""
+    return frozenset().union(*(_check_ids[_spec_keys[str(s)]] for s in specs or ()))
 
 
 def _import_module(name: str):

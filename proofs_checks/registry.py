@@ -17,8 +17,10 @@ as its prediction and the paper's claim as its mutant, and is registered with ``
 sentence: what computation shows against the paper). Its VERIFIED records then count as "paper's claim
 refuted (finding)", not as "verified", in the summaries and are listed first in the reports.
 
-Check modules live in `proofs_checks.checks` and are discovered automatically; users' checks come from files,
-modules and installed plugins (`proofs_checks.plugins`) and use this same decorator (`relucheck.check`).
+Check modules live in `proofs_checks.checks` and are discovered automatically (`all_checks` loads them first).
+Users' checks come from files, modules and installed plugins and use this same decorator (`relucheck.check`);
+`proofs_checks.plugins` loads them, and imports this module, never the reverse: this registry knows the built-in
+checks and whatever was registered so far.
 """
 from __future__ import annotations
 
@@ -100,14 +102,14 @@ def _load() -> None:
         return
     _loaded = True
     from . import checks
-    from .plugins import load_entry_points
 
     for info in pkgutil.iter_modules(checks.__path__):
         importlib.import_module(f"{checks.__name__}.{info.name}")
-    load_entry_points()
 
 
 def all_checks() -> dict[str, Check]:
+    """The built-in checks and every check registered so far (installed plugins and users' files once
+    `proofs_checks.plugins.load_checks` has loaded them)."""
     _load()
     return dict(_CHECKS)
 

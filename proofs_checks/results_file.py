@@ -24,9 +24,14 @@ RESULTS_SCHEMA = ListOf(Obj(required=_SHOWN,
 
 
 def load_results(path, option: str = "--results") -> list[dict]:
-    """The records of a results.json; a missing file or one that breaks `RESULTS_SCHEMA` is a `RelucheckInputError`."""
+    """The records of a results.json; a missing file, one that cannot be read (a symlink loop, no permission) or
+    one that breaks `RESULTS_SCHEMA` is a `RelucheckInputError` naming ``option`` and the path."""
     path = Path(path)
-    if not path.exists():
+    try:
+        path.stat()
+    except FileNotFoundError:
         raise RelucheckInputError(f"{option}: no results file at {path}; run `relucheck run` first "
-                                  f"(or give {option} PATH)")
+                                  f"(or give {option} PATH)") from None
+    except OSError:
+        pass  # `load_json` names the file and why it cannot be read
     return load_json(path, RESULTS_SCHEMA, f"{option}: results")[0]

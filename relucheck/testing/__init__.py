@@ -15,8 +15,10 @@ from typing import Callable
 
 
 def _check_of(check_id_or_function):
+    from relucheck.proofs_checks.plugins import load_checks
     from relucheck.proofs_checks.registry import all_checks, get_check
 
+    load_checks(())  # the installed plugins' checks too (entry points "relucheck.checks")
     if isinstance(check_id_or_function, str):
         try:
             return get_check(check_id_or_function)

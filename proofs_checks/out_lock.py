@@ -1,0 +1,80 @@
+"""One writer per output folder: `relucheck run` holds an exclusive lock on ``DIR/run.lock`` for the whole run.
+
+The lock is ``flock(LOCK_EX | LOCK_NB)`` on the open lock file, taken before the journal is read or written and
+released after the reports are written. A second ``run`` (or ``run --resume``) on the same folder finds it held
+and stops with exit 2, naming the folder and the holder (pid, host, start time: the lock file's content, written
+by the holder). The kernel releases a flock when the holder's process ends, however it ends (``kill -9``
+included), so a lock file left by a killed run never blocks: only a live process holds the lock. The file
+itself stays in DIR (removing it would let two runs lock two different files of the same name).
+
+The lock is the open file description's: the spawned worker processes of a process pool or Dask do not inherit
+it (Python's file descriptors are not inheritable), and two locks taken in one process on one folder conflict
+as between two processes. flock works on local file systems and on NFS (Linux emulates it with NFS byte-range
+locks).
+"""
+from __future__ import annotations
+
+import datetime
+import fcntl
+import json
+import os
+import socket
+from pathlib import Path
+
+from relucheck.numerics.errors import RelucheckInputError
+
+LOCK_NAME = "run.lock"
+
+
+class OutDirLock:
+    """``with OutDirLock(out, shown="--out DIR"):`` holds ``out/run.lock`` exclusively, or raises
+    `RelucheckInputError` naming ``shown`` and the holder."""
+
+    def __init__(self, out_dir, shown: str):
+        self.path = Path(out_dir) / LOCK_NAME
+        self.shown = shown
+        self._fd: int | None = None
+
+    def acquire(self) -> "OutDirLock":
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            raise RelucheckInputError(f"{self.shown}: cannot open the lock file {self.path} "
+                                      f"({exc.strerror or exc})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise RelucheckInputError(f"{self.shown}: the folder is in use by another relucheck run ({self.holder()}); "
+                                      "wait for it to end, or choose another --out") from None
+        except OSError as exc:
+            os.close(fd)
+            raise RelucheckInputError(f"{self.shown}: cannot lock {self.path} ({exc.strerror or exc})") from None
+        holder = {"pid": os.getpid(), "host": socket.gethostname(),
+                  "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(holder, sort_keys=True) + "\n").encode(), 0)
+        self._fd = fd
+        return self
+
+    def holder(self) -> str:
+        """The holder as its lock file describes it ("holder unknown" while it is still writing its line)."""
+        try:
+            info = json.loads(self.path.read_text(encoding="utf-8"))
+            pid, host, started = int(info["pid"]), str(info["host"]), str(info["started"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return f"holder unknown; lock file {self.path}"
+        where = "" if host == socket.gethostname() else f" on host {host}"
+        return f"pid {pid}{where}, started {started}; lock file {self.path}"
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> "OutDirLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
