@@ -5,15 +5,21 @@ It yields ``(index, result)`` pairs as the tasks finish, in any order. The calle
 arrives and sorts by index at the end, so the records are the same serial, parallel or distributed.
 
 * ``serial``: in this process, in order.
-* ``process`` (the default of the command line): a `multiprocessing` pool of local processes started with
-  "spawn". Workers import what they need afresh and ignore SIGINT: Ctrl-C reaches the main process, which
-  terminates them and keeps what was journaled.
+* ``process`` (the default of the command line): a pool of local processes started with "spawn"
+  (`numerics.process_pool`), even for one task: a task that ends its worker (``os._exit``, a crash) or overruns
+  its time limit in C code loses that task only. Workers ignore SIGINT, SIGTERM and SIGHUP: the signal reaches
+  the main process (`numerics.interrupts`), which kills them and keeps what was journaled.
 * ``dask``: `distributed.Client` on ``scheduler`` (an address such as ``tcp://10.0.0.5:8786``, from ``dask
   scheduler`` with ``dask worker`` processes on other machines), or on a `distributed.LocalCluster` of local
   worker processes bound to 127.0.0.1 when no address is given.
 
 A task function must be importable by name (a module-level function) for ``process`` and ``dask``; it
-receives one argument. Tasks are the caller's to make reproducible: every relucheck task carries its seed.
+receives one argument. `Executor.map_unordered` also takes ``prepare`` (run once per worker before its tasks),
+``limit`` (a task's time limit in seconds, from the task) and ``on_lost`` (the stand-in result of a task whose
+worker died or was killed: the process pool calls it for a dead or overrunning worker, Dask for a task that
+killed its workers, ``KilledWorker``; serially a task cannot be lost). The limit only backs up the task's own
+(`numerics.time_limit`): the pool kills a worker still running `process_pool.GRACE` seconds past it; Dask
+cannot stop a running task. Tasks are the caller's to make reproducible: every relucheck task carries its seed.
 `current_executor` / `use_executor` let the command line choose the executor for every sweep below it
 without threading it through each figure function.
 """
@@ -22,12 +28,12 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import signal
 from typing import Callable, Iterable, Iterator
 
 from .errors import RelucheckInputError
 
 KINDS = ("serial", "process", "dask")
+STOP_SECONDS = 5  # a Dask client or LocalCluster that does not close within this is left to end with the process
 
 
 def available_cores() -> int:
@@ -44,7 +50,10 @@ class Executor:
     kind = "serial"
     workers = 1
 
-    def map_unordered(self, fn: Callable, tasks: Iterable) -> Iterator[tuple[int, object]]:
+    def map_unordered(self, fn: Callable, tasks: Iterable, *, prepare: Callable | None = None,
+                      limit: Callable | None = None, on_lost: Callable | None = None) -> Iterator[tuple[int, object]]:
+        if prepare is not None:
+            prepare()
         for k, task in enumerate(tasks):
             yield k, fn(task)
 
@@ -63,24 +72,13 @@ class SerialExecutor(Executor):
     """Every task in this process, in order."""
 
 
-def _worker_init() -> None:
-    """A pool worker ignores SIGINT (Ctrl-C is the main process's to handle) and may start processes of its own:
-    `numerics.budget` runs SymPy's simplifications in a forked child that it can kill, and multiprocessing forbids
-    children to its (daemonic) pool workers. Without this, check-ode's symbolic proofs fail in a pool and the records
-    differ from a serial run's."""
-    import multiprocessing
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    multiprocessing.current_process().daemon = False
-
-
 def _indexed(job):
     fn, k, task = job
     return k, fn(task)
 
 
 class ProcessExecutor(Executor):
-    """A pool of ``workers`` local processes (spawned on first use)."""
+    """A pool of ``workers`` local processes (`numerics.process_pool`, spawned on first use)."""
 
     kind = "process"
 
@@ -88,19 +86,17 @@ class ProcessExecutor(Executor):
         self.workers = available_cores() if workers is None else workers
         self._pool = None
 
-    def map_unordered(self, fn, tasks):
+    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None):
+        from .process_pool import WorkerPool
+
         tasks = list(tasks)
-        if len(tasks) <= 1 or self.workers == 1:  # a pool for one task or one worker only adds start-up time
-            yield from Executor.map_unordered(self, fn, tasks)
+        if not tasks:
             return
         if self._pool is None:
-            import multiprocessing
-
-            self._pool = multiprocessing.get_context("spawn").Pool(min(self.workers, len(tasks)),
-                                                                   initializer=_worker_init)
+            self._pool = WorkerPool(self.workers)
         pool = self._pool
         try:
-            yield from pool.imap_unordered(_indexed, [(fn, k, t) for k, t in enumerate(tasks)])
+            yield from pool.map_unordered(fn, tasks, prepare=prepare, limit=limit, on_lost=on_lost)
         except BaseException:  # Ctrl-C, an error, or the consumer stopped early: stop the workers now
             pool.terminate()
             if self._pool is pool:
@@ -108,11 +104,10 @@ class ProcessExecutor(Executor):
             raise
 
     def close(self, terminate: bool = False):
-        """Let the workers finish (or stop them at once with ``terminate``, as after Ctrl-C or an error)."""
+        """Let the workers finish (or kill them at once with ``terminate``, as after Ctrl-C or an error); bounded."""
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.terminate() if terminate else pool.close()
-            pool.join()
 
     def __exit__(self, exc_type, *exc):
         self.close(terminate=exc_type is not None)
@@ -137,7 +132,7 @@ class DaskExecutor(Executor):
         if self.scheduler is None:
             import dask
 
-            # worker processes that may start children (numerics.budget), as in _worker_init; a cluster started
+            # worker processes that may start children (numerics.budget), as in process_pool; a cluster started
             # elsewhere needs the same setting: `distributed.worker.daemon: false` (docs/executor.md)
             dask.config.set({"distributed.worker.daemon": False})
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
@@ -151,27 +146,46 @@ class DaskExecutor(Executor):
                                           f"({type(exc).__name__}: {exc})") from None
         return self._client
 
-    def map_unordered(self, fn, tasks):
-        from distributed import as_completed
+    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None):
+        """As `Executor.map_unordered`; ``prepare`` and ``limit`` are not used (each task loads what it needs, and a
+        running Dask task cannot be stopped); a task that killed its workers (``KilledWorker``, after the
+        scheduler's retries) is handed to ``on_lost``."""
+        from distributed import KilledWorker, as_completed
+
+        from .process_pool import TaskLost
 
         tasks = list(tasks)
         if not tasks:
             return
         client = self._connect()
         futures = client.map(_indexed, [(fn, k, t) for k, t in enumerate(tasks)], pure=False)
+        index = {future.key: k for k, future in enumerate(futures)}
         try:
-            for _, (k, result) in as_completed(futures, with_results=True):
+            for future in as_completed(futures):
+                try:
+                    k, result = future.result()
+                except KilledWorker as exc:
+                    if on_lost is None:
+                        raise
+                    k = index[future.key]
+                    result = on_lost(tasks[k], TaskLost("died", f"it ended every Dask worker process that ran it "
+                                                                f"(KilledWorker: {exc})"))
                 yield k, result
         except BaseException:
             client.cancel(futures)
             raise
 
     def close(self):
-        if self._client is not None:
-            self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
-        self._client = self._cluster = None
+        """Disconnect, and stop the LocalCluster (bounded: its worker processes also end with this process)."""
+        try:
+            if self._client is not None:
+                self._client.close(timeout=STOP_SECONDS)
+            if self._cluster is not None:
+                self._cluster.close(timeout=STOP_SECONDS)
+        except TimeoutError:  # its worker processes watch this process and end with it
+            pass
+        finally:
+            self._client = self._cluster = None
 
 
 def make_executor(kind: str = "process", *, workers: int | None = None, scheduler: str | None = None) -> Executor:

@@ -1,28 +1,74 @@
-"""Run checks (and their mutants) and turn outcomes into result records."""
+"""Run checks (and their mutants) and turn outcomes into result records.
+
+Each check runs isolated from the run (issue 20):
+
+* **It cannot end the process.** Any exception, `SystemExit` (``sys.exit`` in a check) included, becomes that
+  check's ERROR record; only KeyboardInterrupt (Ctrl-C, and SIGTERM/SIGHUP through `numerics.interrupts`)
+  passes, to end the run. On the process pool, a check that ends its worker (``os._exit``, a crash) becomes an
+  ERROR record too, and the run goes on (`numerics.process_pool`). Serially, a check runs in this process, which
+  ``os._exit`` or a crash ends: the process pool (the command line's default) is the isolated way.
+* **It runs under a time limit** (`time_limit_of`, ``--check-timeout``): past it, the check's record is an ERROR,
+  "exceeded the time limit of N s". The limit is an alarm in the thread that runs the check
+  (`numerics.time_limit`), serially and in pool and Dask workers alike; it interrupts Python code only. A check
+  stuck in C code is stopped on the process pool only, whose main process kills the worker `numerics.process_pool.GRACE` s past
+  the limit; serially and on Dask nothing can stop it short of ending the run.
+* **Its BLAS runs on one thread** (threadpoolctl): OpenBLAS' threaded reductions sum in an order that depends
+  on the thread count, so a check's last digits differed between this process (all cores) and pool or Dask
+  workers (one thread each, e.g. ``C.thm3.min_norm_formula``). Pinned, the records are byte-identical serial,
+  on the pool and on Dask, whatever the environment (OPENBLAS_NUM_THREADS) says.
+"""
 from __future__ import annotations
 
+import functools
 import sys
 import time
 import traceback
 from typing import Callable
 
+from relucheck.numerics.time_limit import TimeLimitExceeded, time_limit
+
 from .registry import Check, Context
 from .result import CheckResult, Outcome, Status, versions
 
+# The default time limit of one record (a check, or its mutant), in seconds. The slowest record of the default
+# suite took 13.6 s (B.remC2.float64_vs_mpmath_general_data; `relucheck run --quiet` on a pool of 2 workers on the
+# shared 2-core machine, 2026-11-26; the next ones 6.5 s and 2.6 s): 300 s leaves a factor 22 for a slower or
+# busier machine. A check of the full suite only may be much longer: the slowest measured one took 7 min 49 s
+# with its mutant (C.def1.gd_limit_general_data_tiny_lambda, docs/engines.md), about 235 s each; 3600 s leaves
+# a factor 15. A plugin's check counts as a default-suite check unless it is registered for the full suite only.
+DEFAULT_TIME_LIMIT = 300.0
+FULL_SUITE_TIME_LIMIT = 3600.0
 
-def run_check(chk: Check, seed: int = 0, *, mutate: bool = False, context: Context | None = None) -> CheckResult:
-    """Run one check (or its mutant when ``mutate``); exceptions become status ``error``."""
-    ctx = Context(seed=seed, mutate=mutate) if context is None else Context(seed, mutate, context.cache)
-    start = time.perf_counter()
-    try:
-        out = chk.fn(ctx)
-        if not isinstance(out, Outcome):
-            raise TypeError(f"check {chk.id} returned {type(out).__name__}, expected Outcome")
-    except Exception as exc:  # a crash is an 'error' record, never a silent pass
-        out = Outcome(Status.ERROR, None, None, None, "", f"{type(exc).__name__}: {exc}",
-                      details={"traceback": traceback.format_exc(limit=6)})
-    seconds = time.perf_counter() - start
-    record = CheckResult(
+
+def time_limit_of(chk: Check, check_timeout: float | None = None) -> float:
+    """The time limit (s) of each of the check's records: ``check_timeout`` (``--check-timeout``) if given, else
+    the default of its suite (`DEFAULT_TIME_LIMIT`, `FULL_SUITE_TIME_LIMIT`)."""
+    if check_timeout is not None:
+        return float(check_timeout)
+    return DEFAULT_TIME_LIMIT if "default" in chk.suites else FULL_SUITE_TIME_LIMIT
+
+
+@functools.cache
+def _blas_libraries() -> None:
+    """Load SciPy's own OpenBLAS now (numpy's is loaded with numpy): threadpoolctl limits the libraries loaded when
+    the limit is set, and a check that imported scipy.linalg first would otherwise run it on every core."""
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+
+
+def _one_blas_thread():
+    from threadpoolctl import threadpool_limits
+
+    _blas_libraries()
+    return threadpool_limits(limits=1)
+
+
+def _error(message: str, details: dict | None = None) -> Outcome:
+    return Outcome(Status.ERROR, None, None, None, "", message, details=details or {})
+
+
+def _record(chk: Check, seed: int, mutate: bool, out: Outcome, seconds: float) -> CheckResult:
+    return CheckResult(
         id=chk.id + (".mutant" if mutate else ""),
         statement=chk.statement,
         paper=chk.paper,
@@ -43,7 +89,31 @@ def run_check(chk: Check, seed: int = 0, *, mutate: bool = False, context: Conte
         details=out.details,
         finding="" if mutate else chk.finding,
     )
-    return record
+
+
+def run_check(chk: Check, seed: int = 0, *, mutate: bool = False, context: Context | None = None,
+              check_timeout: float | None = None) -> CheckResult:
+    """Run one check (or its mutant when ``mutate``) under its time limit with BLAS on one thread; an exception,
+    SystemExit included, becomes status ``error`` (module docstring). KeyboardInterrupt passes."""
+    ctx = Context(seed=seed, mutate=mutate) if context is None else Context(seed, mutate, context.cache)
+    limit = time_limit_of(chk, check_timeout)
+    start = time.perf_counter()
+    try:
+        with _one_blas_thread(), time_limit(limit):
+            out = chk.fn(ctx)
+        if not isinstance(out, Outcome):
+            raise TypeError(f"check {chk.id} returned {type(out).__name__}, expected Outcome")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: B036 - a crash is an 'error' record, never a silent pass nor the run's end
+        if isinstance(exc, TimeLimitExceeded):
+            message = f"exceeded the time limit of {limit:g} s (--check-timeout) and was stopped"
+        elif isinstance(exc, SystemExit):
+            message = f"SystemExit: the check called sys.exit({exc.code!r}); a check returns an Outcome and never ends the run"
+        else:
+            message = f"{type(exc).__name__}: {exc}"
+        out = _error(message, {"traceback": traceback.format_exc(limit=6)})
+    return _record(chk, seed, mutate, out, time.perf_counter() - start)
 
 
 class Progress:
@@ -71,33 +141,57 @@ def record_ids(checks: list[Check], mutate: bool) -> list[str]:
     return [rid for chk in checks for rid in ([chk.id, chk.id + ".mutant"] if mutate else [chk.id])]
 
 
-def _records_of_check(chk: Check, seed: int, which: tuple[bool, ...]) -> list[CheckResult]:
+def _records_of_check(chk: Check, seed: int, which: tuple[bool, ...], check_timeout: float | None = None
+                      ) -> list[CheckResult]:
     """The check's records (``which``: False for the check, True for its mutant), sharing one `Context` cache."""
     ctx = Context(seed=seed)
-    return [run_check(chk, seed, mutate=is_mutant, context=ctx) for is_mutant in which]
+    return [run_check(chk, seed, mutate=is_mutant, context=ctx, check_timeout=check_timeout) for is_mutant in which]
+
+
+def prepare_worker(plugins: tuple) -> None:
+    """Before a worker's first task: load the users' check files (as the main process did) and every check module,
+    so that this start-up does not count against the first task's time limit."""
+    from .plugins import load_checks
+    from .registry import all_checks
+
+    load_checks(plugins)
+    all_checks()
+    _blas_libraries()
 
 
 def check_task(task) -> list[CheckResult]:
-    """One task of a parallel run (module-level, for worker processes): ``(check id, seed, which, plugin specs)``.
-    The worker loads the users' check files first, as the main process did."""
-    from .plugins import load_checks
+    """One task of a parallel run (module-level, for worker processes): ``(check id, seed, which, plugin specs,
+    --check-timeout)``. The worker loads the users' check files first, as the main process did."""
     from .registry import get_check
 
-    check_id, seed, which, plugins = task
-    load_checks(plugins)
-    return _records_of_check(get_check(check_id), seed, which)
+    check_id, seed, which, plugins, check_timeout = task
+    prepare_worker(plugins)
+    return _records_of_check(get_check(check_id), seed, which, check_timeout)
+
+
+def _lost_task(checks: dict, task, lost) -> list[CheckResult]:
+    """ERROR records for a task whose worker died or was killed (`numerics.process_pool.TaskLost`)."""
+    check_id, seed, which, _, check_timeout = task
+    chk = checks[check_id]
+    if lost.kind == "time limit":
+        message = f"exceeded the time limit of {time_limit_of(chk, check_timeout):g} s (--check-timeout): {lost}"
+    else:
+        message = f"the check ended the process that ran it: {lost}"
+    return [_record(chk, seed, is_mutant, _error(message), lost.seconds) for is_mutant in which]
 
 
 def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, progress: bool = True,
                skip: frozenset[str] = frozenset(), on_record: Callable[[CheckResult], None] | None = None,
-               executor=None, plugins: tuple = ()) -> list[CheckResult]:
+               executor=None, plugins: tuple = (), check_timeout: float | None = None) -> list[CheckResult]:
     """Run each check (and its mutant, sharing the check's cache) and return the new records in run order.
 
     Records whose id is in ``skip`` (e.g. already in a journal) are not run. ``on_record`` receives each
     record as soon as it is computed (the run journal appends it to disk there), in the order they finish.
     ``executor`` (`numerics.executor`; serial by default) runs one task per check: a check and its mutant run
     in the same task. Other executors than serial look checks up by id in their workers, which first load
-    ``plugins`` (the ``--checks`` specs).
+    ``plugins`` (the ``--checks`` specs). ``check_timeout`` replaces every record's default time limit
+    (`time_limit_of`); on the process pool, a task (a check and its mutant) whose worker is still running past
+    the sum of its records' limits plus `numerics.process_pool.GRACE` is killed and its records are ERRORs.
     """
     from relucheck.numerics.executor import SerialExecutor
 
@@ -110,9 +204,14 @@ def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, prog
             work.append((chk, which))
     bar = Progress(sum(len(which) for _, which in work)) if progress else None
     if executor.kind == "serial":
-        finished = ((k, _records_of_check(chk, seed, which)) for k, (chk, which) in enumerate(work))
+        finished = ((k, _records_of_check(chk, seed, which, check_timeout)) for k, (chk, which) in enumerate(work))
     else:
-        finished = executor.map_unordered(check_task, [(chk.id, seed, which, tuple(plugins)) for chk, which in work])
+        by_id = {chk.id: chk for chk, _ in work}
+        finished = executor.map_unordered(
+            check_task, [(chk.id, seed, which, tuple(plugins), check_timeout) for chk, which in work],
+            prepare=functools.partial(prepare_worker, tuple(plugins)),
+            limit=lambda task: len(task[2]) * time_limit_of(by_id[task[0]], check_timeout),
+            on_lost=functools.partial(_lost_task, by_id))
     by_task = {}
     for k, records in finished:
         by_task[k] = records

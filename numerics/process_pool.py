@@ -1,0 +1,236 @@
+"""A pool of local worker processes that outlives its tasks: a task that kills its worker (``os._exit``, a
+segmentation fault, the kernel's OOM killer) or overruns its time limit without returning to Python loses that
+task, not the run, and nothing waits forever.
+
+`multiprocessing.Pool` waits forever for the result of a task whose worker died, and
+`concurrent.futures.ProcessPoolExecutor` fails every task in flight when one worker dies (BrokenProcessPool,
+without saying which task killed it) and cannot stop a task that runs too long. Here each worker has its own
+pipe and the main process knows which task each worker runs and since when, so it can
+
+* see a worker die (its process sentinel) and hand that task to ``on_lost``, then start a replacement;
+* kill a worker whose task is still running `GRACE` seconds past its limit (``limit(task)`` seconds), and hand
+  that task to ``on_lost`` too. A task is expected to stop itself at its limit when it runs Python code
+  (`numerics.time_limit`); the kill is for a task stuck in C code, which no signal handler can interrupt;
+* stop every worker at once (`WorkerPool.terminate`): SIGKILL, then a bounded wait.
+
+Workers are started with "spawn" (each imports what it needs afresh; no state forked from the parent), run
+``prepare()`` once per `map_unordered` call before their first task (loading plugins and the check modules, so
+that this start-up does not count against a task's time limit), and then one task at a time. A worker ignores
+SIGINT, SIGTERM and SIGHUP (Ctrl-C in a terminal reaches the whole process group; ending the run is the main
+process's to decide, `numerics.interrupts`; a worker killed by a signal meant for the run would be reported as a
+lost task), asks the kernel to kill it when the main process dies (PR_SET_PDEATHSIG), and may start processes of
+its own: `numerics.budget` runs SymPy's simplifications in a forked child that it can kill, which multiprocessing
+forbids to daemonic processes. Without that, check-ode's symbolic proofs fail in a pool and the records differ
+from a serial run's.
+"""
+from __future__ import annotations
+
+import atexit
+import functools
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from multiprocessing.connection import wait
+
+GRACE = 5.0  # s past a task's limit before its worker is killed: the task's own alarm fires at the limit and its
+# result (a few kB) is back within milliseconds, unless the task is stuck outside Python; 5 s also covers a
+# loaded machine's scheduling delay, so a task that stopped itself is never killed
+STOP_WAIT = 5.0  # s: a worker asked to stop (or killed) is waited for this long, then killed (or given up on)
+
+
+class TaskLost(Exception):
+    """A task's worker died or was killed; ``kind`` is "died" or "time limit", ``limit`` the task's limit and
+    ``seconds`` how long it ran (s)."""
+
+    def __init__(self, kind: str, message: str, limit: float | None = None, seconds: float = 0.0):
+        super().__init__(message)
+        self.kind, self.limit, self.seconds = kind, limit, seconds
+
+
+def _worker_init(parent: int) -> None:  # pragma: no cover - runs in the worker process
+    """Signals are the main process's to handle; die with it; may start children (module docstring)."""
+    from .budget import _die_with_parent
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    multiprocessing.current_process().daemon = False
+    _die_with_parent(parent)
+
+
+def _worker_main(conn, parent: int) -> None:  # pragma: no cover - runs in the worker process
+    """Receive ``(kind, index, fn, argument)``, reply ``("done", index, value)`` or ``("raised", index, exc)``."""
+    _worker_init(parent)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):  # the main process closed the pipe or died
+            return
+        if job is None:
+            return
+        kind, index, fn, argument = job
+        try:
+            reply = ("done", index, fn(argument) if kind == "task" else fn())
+        except BaseException as exc:  # noqa: B036 - a task never ends its worker: the main process decides
+            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt raised by the task itself
+                exc = RuntimeError(f"the task raised {type(exc).__name__}: {exc}")
+            exc.add_note("in a worker process:\n" + "".join(traceback.format_exception(exc)))
+            reply = ("raised", index, exc)
+        try:
+            conn.send(reply)
+        except Exception as exc:  # noqa: BLE001 - a value or exception that does not pickle
+            conn.send(("raised", index, RuntimeError(f"the result of task {index} cannot be sent back from its worker "
+                                                     f"process: {type(exc).__name__}: {exc}")))
+
+
+class _Worker:
+    def __init__(self, context):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(child, os.getpid()), name="relucheck-worker")
+        self.process.start()
+        child.close()
+        self.state = "idle"  # idle, preparing, busy
+        self.job = None  # (index, task, limit) while busy
+        self.started = self.deadline = None
+
+    def send(self, message) -> None:
+        self.conn.send(message)
+
+    def how_it_ended(self) -> str:
+        self.process.join(STOP_WAIT)
+        code = self.process.exitcode
+        if code is None:
+            return "its pipe closed while the process still ran"
+        if code < 0:
+            return f"killed by signal {signal.Signals(-code).name}"
+        return f"exit status {code}"
+
+
+def _kill(workers: list) -> None:
+    """SIGKILL every worker, then wait for them (bounded); also registered with atexit while workers run."""
+    for w in workers:
+        if w.process.exitcode is None:
+            with _ignore_gone():
+                w.process.kill()
+    end = time.monotonic() + STOP_WAIT
+    for w in workers:
+        w.process.join(max(end - time.monotonic(), 0))
+        w.conn.close()
+    workers.clear()
+
+
+class _ignore_gone:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        return exc_type is not None and issubclass(exc_type, (ProcessLookupError, OSError, ValueError))
+
+
+class WorkerPool:
+    """``size`` worker processes (started on first use, replaced when one is lost)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._context = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
+        self._at_exit = functools.partial(_kill, self._workers)  # multiprocessing's own exit hook would wait forever
+        atexit.register(self._at_exit)  # for workers that ignore SIGTERM: kill them first (atexit runs in LIFO order)
+
+    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None):
+        """Yield ``(index, fn(task))`` as tasks finish. A lost task yields ``(index, on_lost(task, TaskLost))``, or
+        raises the `TaskLost` without ``on_lost``; an exception raised by ``fn`` in a worker is raised here."""
+        pending = deque(enumerate(tasks))
+        atexit.unregister(self._at_exit)
+        atexit.register(self._at_exit)
+        while len(self._workers) < min(self.size, len(pending)):
+            self._workers.append(_Worker(self._context))
+        if prepare is not None:
+            for w in self._workers:
+                self._prepare(w, prepare)
+        while pending or any(w.state != "idle" for w in self._workers):
+            for w in list(self._workers):
+                if w.state == "idle" and pending:
+                    if w.process.exitcode is not None:  # ended while idle (killed from outside): no task lost
+                        self._replace(w, prepare)
+                        continue
+                    index, task = pending.popleft()
+                    seconds = None if limit is None else limit(task)
+                    w.state, w.job, w.started = "busy", (index, task, seconds), time.monotonic()
+                    w.deadline = None if seconds is None else w.started + seconds + GRACE
+                    try:
+                        w.send(("task", index, fn, task))
+                    except OSError:  # died just now: its sentinel says so below
+                        pass
+            active = [w for w in self._workers if w.state != "idle"]
+            deadlines = [w.deadline for w in active if w.deadline is not None]
+            timeout = None if not deadlines else max(min(deadlines) - time.monotonic(), 0)
+            ready = set(wait([w.conn for w in active] + [w.process.sentinel for w in active], timeout))
+            for w in active:
+                if w.conn in ready or w.process.sentinel in ready:
+                    yield from self._receive(w, pending, prepare, on_lost)
+                elif w.deadline is not None and time.monotonic() >= w.deadline:
+                    index, task, seconds = w.job
+                    _kill([w])
+                    lost = TaskLost("time limit", f"its worker process was still running it {GRACE:g} s past its time "
+                                    f"limit of {seconds:g} s (stuck outside Python, where the limit cannot interrupt "
+                                    "it) and was killed", seconds, time.monotonic() - w.started)
+                    yield self._lose(w, index, task, lost, pending, prepare, on_lost)
+
+    def _prepare(self, w: _Worker, prepare) -> None:
+        w.send(("prepare", None, prepare, None))
+        w.state = "preparing"
+
+    def _replace(self, w: _Worker, prepare) -> None:
+        _kill([w])
+        self._workers.remove(w)
+        fresh = _Worker(self._context)
+        self._workers.append(fresh)
+        if prepare is not None:
+            self._prepare(fresh, prepare)
+
+    def _receive(self, w: _Worker, pending, prepare, on_lost):
+        try:
+            kind, index, value = w.conn.recv()
+        except (EOFError, OSError):  # the worker died
+            if w.state == "preparing":
+                raise RuntimeError(f"a worker process died while preparing ({w.how_it_ended()})") from None
+            index, task, seconds = w.job
+            lost = TaskLost("died", f"its worker process died ({w.how_it_ended()}): a crash, os._exit or the "
+                            "out-of-memory killer", seconds, time.monotonic() - w.started)
+            yield self._lose(w, index, task, lost, pending, prepare, on_lost)
+            return
+        if kind == "raised":
+            raise value
+        if w.state == "busy":
+            w.state, w.job, w.deadline = "idle", None, None
+            yield index, value
+        w.state = "idle"
+
+    def _lose(self, w: _Worker, index, task, lost: TaskLost, pending, prepare, on_lost):
+        """Replace the lost worker (if tasks remain) and give the lost task's stand-in result."""
+        if pending:
+            self._replace(w, prepare)
+        else:
+            _kill([w])
+            self._workers.remove(w)
+        if on_lost is None:
+            raise lost
+        return index, on_lost(task, lost)
+
+    def close(self) -> None:
+        """Ask idle workers to stop; kill any still running `STOP_WAIT` seconds later."""
+        for w in self._workers:
+            with _ignore_gone():
+                w.send(None)
+        end = time.monotonic() + STOP_WAIT
+        for w in self._workers:
+            w.process.join(max(end - time.monotonic(), 0))
+        self.terminate()
+
+    def terminate(self) -> None:
+        """Kill every worker now (SIGKILL: they ignore SIGTERM) and wait for them (bounded)."""
+        _kill(self._workers)
+        atexit.unregister(self._at_exit)
