@@ -370,3 +370,38 @@ def test_extremal_vectors_out_of_float_range_are_decimal_strings(tmp_path):
         assert all(isinstance(c, str) for c in row["vector"])
         np.testing.assert_allclose([float(mpmath.mpf(c) * mpmath.mpf("1e340")) for c in row["vector"]], e.vector,
                                    rtol=1e-13)
+
+
+# -- issue 20: run, list and show (the journal, the lock and the plugins: tests/test_run_integrity.py) ----------
+
+ISSUE_20_CASES = [
+    ("run --out=", ["argument --out: must be a path, not empty"]),
+    ("show C.prop1 --results=", ["argument --results: must be a path, not empty"]),
+    ("run --onl A.* --out {t}/o", ["unrecognized arguments: --onl"]),
+    ("flow {t}/none.json --lam 1e-10 --time 1,2", ["unrecognized arguments: --time 1,2"]),
+    ("show C.prop1 --results {t}/missing.json", ["--results: no results file at"]),
+    ("show C.prop1 --results {t}/loop.json", ["--results: results file", "loop.json: cannot be read"]),
+    ("list --checks {t}/notes.txt", ["--checks", "notes.txt: not a .py file"]),
+    ("list --checks {t}/exits.py", ["--checks", "exits.py: called sys.exit(0) while loading"]),
+    ("show C.prop1 --checks {t}/exits.py", ["--checks", "exits.py: called sys.exit(0) while loading"]),
+    ("run --checks {t}/exits.py --out {t}/o", ["--checks", "exits.py: called sys.exit(0) while loading"]),
+    ("run --checks {t}/raises.py --out {t}/o", ["--checks", "raises.py: GeneratorExit: at import"]),
+]
+
+
+@pytest.mark.parametrize("args, expected", ISSUE_20_CASES, ids=[c[0].replace("{t}/", "") for c in ISSUE_20_CASES])
+def test_issue_20_run_list_show_inputs_exit_2_naming_the_option_or_file(args, expected, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
+    (tmp_path / "notes.txt").write_text("not python")
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(0)\n")
+    (tmp_path / "raises.py").write_text("raise GeneratorExit('at import')\n")
+    before = sorted(tmp_path.iterdir())
+    code, out, err = run_in_process(args.format(t=tmp_path).split())
+    assert code == 2, err
+    assert "Traceback" not in err
+    if not err.startswith("usage:"):  # argparse's usage errors are two lines (usage, then the error)
+        assert err.startswith("relucheck: error: ") and err.count("\n") == 1, err
+    for text in expected:
+        assert text in err, f"{text!r} not in {err!r}"
+    assert sorted(tmp_path.iterdir()) == before  # nothing written (no --out, no results)
