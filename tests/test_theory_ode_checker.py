@@ -339,3 +339,50 @@ def test_a_value_that_is_not_real_skips_the_integration_draw(initial, solution):
     out = oc.integration_discrepancy(problem, 0)
     assert (out["draws"], out["skipped_draws"], out["max_discrepancy"]) == (0, oc.INTEGRATION_DRAWS, None)
     assert oc.check_ode(problem)["status"] == "inconclusive"
+
+
+# -- names of the input never reach lambdify's code; exact numbers stay printable (issue 20) --------------------------
+
+@pytest.mark.parametrize("rate, start", [("numpy", "mpf"), ("mpmath", "builtins"), ("Dummy", "mpc")])
+def test_parameters_named_like_the_evaluation_modules(rate, start):
+    """lambdify prints argument names into its code and puts the symbols of a single expression into its namespace
+    by name: a parameter named mpf hid mpmath's mpf (every point unusable, inconclusive). Dummies stand in for them."""
+    def problem(extra):
+        return parse_problem({"time": "t", "state": ["y"], "parameters": {rate: [0.5, 1], start: [1, 2]},
+                              "equations": {"y": f"-{rate}*y"}, "initial": {"y": start},
+                              "solution": {"y": f"{start}*exp(-{rate}*t){extra}"}, "time_span": [0, 2]})
+
+    good = oc.check_ode(problem(""))
+    assert good["status"] == "verified" and good["integration"]["draws"] == 3
+    bad = oc.check_ode(problem(" + 0.1*t"))
+    assert bad["status"] == "refuted" and bad["residuals"]["y"]["points"] == 24
+
+
+def test_a_time_named_numpy():
+    # the integration's functions take lists of arguments (lambdify renames what would hide a module of its namespace)
+    p = parse_problem({"time": "numpy", "state": ["y"], "parameters": {"k": [0.5, 1]}, "equations": {"y": "cos(numpy)"},
+                       "initial": {"y": "k"}, "solution": {"y": "k + sin(numpy)"}, "time_span": [0, 2]})
+    out = oc.check_ode(p, 0)
+    assert out["status"] == "verified" and out["integration"]["draws"] == 3
+
+
+def test_substitute_rounds_only_powers_beyond_the_exact_digits():
+    t = sp.Symbol("t")
+    zero = sp.Integer(0)
+    assert oc.substitute(10 ** (10 ** (2 + t)), {t: zero}) == (sp.Integer(10) ** 100, False)  # 101 digits: exact
+    at_zero, rounded = oc.substitute(10 ** (10 ** (4 + t)) - 1, {t: zero})
+    assert rounded and at_zero.is_Float and at_zero == sp.Float(10, oc.DPS) ** 10000 - 1
+    assert oc.substitute(2 ** (t + 3000), {t: sp.Integer(1)}) == (sp.Integer(2) ** 3001, False)  # 904 digits
+    at_one, rounded = oc.substitute(2 ** (t + 3400), {t: sp.Integer(1)})  # 1024 digits: rounded
+    assert rounded and at_one == sp.Float(2, oc.DPS) ** 3401
+    assert oc.substitute(sp.exp(t) + 1 / t, {t: zero}) == (sp.zoo, False)  # no value: SymPy's zoo, kept
+    assert oc.substitute(t * sp.Symbol("y"), {sp.Symbol("y"): t}) == (t**2, False)
+
+
+def test_text_of_numbers_beyond_the_str_limit():
+    huge = sp.Integer(10) ** 5000  # str() of an int of more than 4300 digits raises ValueError
+    assert oc._text(huge + sp.Symbol("t")) == "t + 1.0e+5000"  # sstr shortens a Float inside a sum
+    assert oc._text(huge) == "1.0000000000000000000000000000000000000000000000000e+5000"
+    assert oc._text(sp.Rational(1, 3)) == "1/3"
+    assert oc._mp_value(huge * sp.Symbol("t"), {sp.Symbol("t"): mpmath.mpf(2)}) == 2 * mpmath.mpf(10) ** 5000
+    assert oc._mp_value(sp.zoo + sp.Symbol("t"), {sp.Symbol("t"): mpmath.mpf(2)}) is None

@@ -29,6 +29,8 @@ a hang. Parsing and its safety limits are in `theory.ode_problem`.
 """
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 import sympy as sp
@@ -53,15 +55,21 @@ GRID = 41
 _NO_VALUE = (sp.zoo, sp.nan, sp.oo, -sp.oo)
 
 
-def _digits(r: sp.Rational) -> int:
-    """Decimal digits of the larger of |numerator|, denominator, from bit lengths (Python refuses str of an int
-    of more than 4300 digits)."""
-    return int(max(abs(r.p).bit_length(), r.q.bit_length()) * 0.30103) + 1
+def _digits(r: sp.Rational) -> float:
+    """log10 of the larger of |numerator|, denominator (math.log10 takes big ints; str() refuses more than 4300
+    digits)."""
+    return math.log10(max(abs(r.p), r.q, 1))
+
+
+def _float(r: sp.Rational) -> sp.Float:
+    """``r`` as a DPS-digit Float, through mpmath (SymPy's Float(r) converts a big numerator with str())."""
+    with mpmath.workdps(DPS):
+        return sp.Float(mpmath.mpf(r.p) / r.q, DPS)
 
 
 def _floated(expr) -> sp.Expr:
     """``expr`` with every exact number of more than MAX_EXACT_DIGITS digits replaced by its DPS-digit Float."""
-    big = {r: sp.Float(r, DPS) for r in expr.atoms(sp.Rational) if _digits(r) > MAX_EXACT_DIGITS}
+    big = {r: _float(r) for r in expr.atoms(sp.Rational) if _digits(r) > MAX_EXACT_DIGITS}
     return expr.xreplace(big) if big else expr
 
 
@@ -89,9 +97,9 @@ def substitute(expr, mapping: dict) -> tuple[sp.Expr, bool]:
         args = [walk(a) for a in e.args]
         if isinstance(e, sp.Pow) and args[0].is_Rational and args[1].is_Rational and args[0] not in (0, 1, -1):
             base, power = args
-            if abs(power) * _digits(base) > MAX_EXACT_DIGITS:
+            if abs(power) * _digits(base) > MAX_EXACT_DIGITS:  # the digits of base**power
                 rounded = True
-                return sp.Float(base, DPS) ** power
+                return _float(base) ** power
         return e.func(*args)
 
     return walk(expr), rounded
@@ -164,8 +172,11 @@ def _mp_value(expr, point):
     """``expr`` at ``point`` in mpmath, or None where it has no finite real value (SymPy's zoo for 1/0 included)."""
     if expr.has(*_NO_VALUE):
         return None
-    try:  # dummify: the code lambdify prints and runs names no symbol of the input file
-        val = sp.lambdify(list(point), _floated(expr), modules="mpmath", dummify=True)(*point.values())
+    # Dummies for the symbols: lambdify prints the arguments' names into its code and puts every symbol of a single
+    # expression into the code's namespace by name, so a parameter named mpf would hide mpmath's mpf
+    dummies = [sp.Dummy() for _ in point]
+    try:
+        val = sp.lambdify(dummies, _floated(expr).xreplace(dict(zip(point, dummies))), modules="mpmath")(*point.values())
         val = mpmath.mpmathify(val)
     except (ZeroDivisionError, ValueError, TypeError, OverflowError):
         return None
@@ -214,8 +225,7 @@ def _real(values) -> np.ndarray:
 def _numpy_function(args, exprs):
     """``exprs`` as a numpy function of ``args``. For the functions `ode_problem.FUNCTIONS` admits, SymPy's default
     modules (scipy, numpy) print the same code with the same numpy functions, so the choice is not observable."""
-    # dummify: the printed code names no symbol of the input file (a parameter named numpy would shadow the module)
-    return sp.lambdify(args, exprs, modules="numpy", dummify=True)  # pragma: no mutate - default modules: same code
+    return sp.lambdify(args, exprs, modules="numpy")  # pragma: no mutate - same code as the default modules, see above
 
 
 # A value that cannot be used in float64 for a drawn parameter: complex (_real), 1/0 or an overflow of Python floats
