@@ -41,7 +41,8 @@ def worst_ratio(res, ref) -> float:
     assert sorted(jp.neuron for jp in res.jumps) == sorted(tight_jumps)
     ratios.append(np.array([abs(jp.tau - tight_jumps[jp.neuron][0]) / (bound + tight_jumps[jp.neuron][1])
                             for jp, bound in zip(res.jumps, e["jumps"], strict=True)]))
-    ratios.append(np.array([abs(u.tau - v.tau) / (e["events"] + f["events"]) for u, v in _matched_events(res, ref)]))
+    if e["events"] is not None and f["events"] is not None:  # else the result says its event list is not vouched for
+        ratios.append(np.array([abs(u.tau - v.tau) / (e["events"] + f["events"]) for u, v in _matched_events(res, ref)]))
     return float(max((r.max() for r in ratios if r.size), default=0.0))
 
 
@@ -93,6 +94,24 @@ def test_the_reported_errors_cover_every_answer():
 def test_an_rtol_without_a_promise_is_refused_with_the_reason(rtol):
     with pytest.raises(RelucheckInputError, match="rtol must be"):
         run((4, 2, 2), 0, "1e-10", 3.0, rtol)
+
+
+def test_an_event_list_that_its_check_run_does_not_confirm_has_no_bound(monkeypatch):
+    """Mutant: the check run misses the first event: the event times are not vouched for (no bound, the message says
+    so) while the losses and jumps, which agree, are."""
+    from relucheck.numerics.flows import vouch
+
+    real = vouch.errors_against
+
+    def fewer_events(res, check, problem, **kw):
+        check.events = check.events[1:]
+        return real(res, check, problem, **kw)
+
+    monkeypatch.setattr(vouch, "errors_against", fewer_events)
+    problem = FlowProblem.from_instance(random_general_instance(6, 3, 5, 1), "1e-10", horizon=3.0)
+    res = solve(problem, "float64")
+    assert res.success and res.errors["vouched"] and res.errors["events"] is None
+    assert "event times not vouched for" in res.message and res.errors["plateaus"]
 
 
 def test_a_run_that_its_check_disagrees_with_is_not_a_success(monkeypatch):

@@ -121,13 +121,13 @@ def test_times_without_a_horizon_succeed_when_every_time_is_vouched_for(general,
 
 
 def test_times_without_a_horizon_that_are_not_vouched_for_stay_inconclusive(general, capsys, monkeypatch):
-    """Mutant: the check run disagrees (its jumps removed): the unsettled run is not turned into a success."""
+    """Mutant: the check run disagrees (a jump removed): the unsettled run is not turned into a success."""
     from relucheck.numerics.flows import vouch
 
     real = vouch.errors_against
 
     def disagree(run, check, problem, **kw):
-        check.events = check.events[1:]
+        check.jumps = check.jumps[1:]
         return real(run, check, problem, **kw)
 
     monkeypatch.setattr(vouch, "errors_against", disagree)

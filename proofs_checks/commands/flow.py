@@ -238,7 +238,9 @@ def _print_human(result, limit, note) -> None:
     if errors.get("jumps") is not None and errors.get("plateaus") is not None:
         print(f"error bounds ({'vouched for by a check run' if errors.get('vouched') else 'not checked'}: "
               f"{errors.get('method')}): jump times ≤ {fmt_number(max(errors['jumps'], default=0.0), 3)}, plateau losses ≤ "
-              f"{fmt_number(max(errors['plateaus'], default=0.0), 3)}, event times ≤ {fmt_number(errors.get('events', 0.0), 3)}")
+              f"{fmt_number(max(errors['plateaus'], default=0.0), 3)}, "
+              + (f"event times ≤ {fmt_number(errors['events'], 3)}" if errors.get("events") is not None
+                 else errors.get("events_reason", "event times not vouched for")))
     elif errors.get("reason"):
         print(f"error bounds: none ({errors['reason']})")
     stats = result.stats

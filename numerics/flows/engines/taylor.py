@@ -376,6 +376,8 @@ class TaylorEngine(Engine):
                               f"{tol:.3g} in the jump times or the final a ({result.message})")
         elif reason is not None and result.status.success:
             result.status, result.message = Status.TOLERANCE, f"{Status.TOLERANCE.value}: {reason} ({result.message})"
+        elif "events_reason" in result.errors:
+            result.message += f" ({result.errors['events_reason']})"
         return result
 
 
