@@ -211,6 +211,6 @@ def test_norm_figure_writes_plots_and_table(tmp_path):
     from relucheck.proofs_checks.figures.c_norm_vs_n import FIG5_SIZES, write_norm_figure
 
     paths = write_norm_figure(tmp_path, seed=0)
-    assert sorted(p.suffix for p in paths) == [".md", ".pdf", ".png", ".tex"] and all(p.stat().st_size for p in paths)
+    assert sorted(p.suffix for p in paths) == [".csv", ".md", ".pdf", ".png", ".tex"] and all(p.stat().st_size for p in paths)
     table = (tmp_path / "fig5_norm_vs_n.md").read_text()
     assert all(f"| {n} |" in table for n in FIG5_SIZES)

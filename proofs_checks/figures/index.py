@@ -1,6 +1,12 @@
 """The index of a paper report (``relucheck report --paper X``): which figures and tables it wrote, with the
 figures' captions, as ``paper_x_index.json`` (read by the appendix), ``paper_x.md`` (figure index: file and
 caption, then the tables) and ``paper_x.tex`` (a standalone document of the figures and tables).
+
+A figure's entry in the index: ``pdf``, ``png``, ``csv`` (file names in the same folder), ``caption`` (plain
+Unicode text), ``width`` ("column": one column, a ``figure``; "full": the text width, a ``figure*``), ``style`` (the
+venue preset it was drawn in, `figures.style.STYLES`), ``width_in`` (its width in inches) and ``rel_width`` (its
+width relative to the ``\\linewidth`` of its environment in that venue: ``\\includegraphics[width=rel_width
+\\linewidth]`` prints it at its drawn size there, and scales it to fit anywhere else).
 """
 from __future__ import annotations
 
@@ -38,10 +44,11 @@ def write_index(out_dir, paper: str, paths: list[Path]) -> list[Path]:
     out = Path(out_dir)
     figures, tables = [], []
     for p in paths:
-        recorded = style.caption_of(p) if p.suffix == ".pdf" else None
+        recorded = style.figure_record(p) if p.suffix == ".pdf" else None
         if recorded:
-            caption, width = recorded
-            figures.append({"pdf": p.name, "png": p.with_suffix(".png").name, "caption": caption, "width": width})
+            figures.append({"pdf": p.name, "png": p.with_suffix(".png").name, "csv": recorded.csv,
+                            "caption": recorded.caption, "width": recorded.width, "style": recorded.style,
+                            "width_in": round(recorded.width_in, 4), "rel_width": recorded.rel_width})
         elif p.suffix == ".tex":
             tables.append(p.name)
     index = {"paper": paper.upper(), "figures": figures, "tables": tables}
@@ -53,7 +60,7 @@ def write_index(out_dir, paper: str, paths: list[Path]) -> list[Path]:
     md += ["", "## Figures", ""]
     for k, fig in enumerate(figures, 1):
         md += [f"![{Path(fig['pdf']).stem}]({fig['png']})", "",
-               f"**Figure {k}** ([PDF]({fig['pdf']}), [PNG]({fig['png']})). {fig['caption']}", ""]
+               f"**Figure {k}** ([PDF]({fig['pdf']}), [PNG]({fig['png']}), [data]({fig['csv']})). {fig['caption']}", ""]
     md += ["", "## Tables", ""]
     for name in tables:
         md += [f"### {Path(name).stem}", "", (out / name).with_suffix(".md").read_text(), ""]

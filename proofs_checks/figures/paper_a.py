@@ -242,8 +242,10 @@ def _alignment(out: Path, rows, cfg) -> list[Path]:
     paper_style = dict(color="0.55", lw=3.0, solid_capstyle="butt", zorder=1)
     if limit:
         ax.axvline(limit, color="0.3", ls=":", lw=0.8)
-        ax.plot([ns[0], limit], [PAPER_ALIGNED["below"]] * 2, **paper_style)
-        ax.plot([limit, ns[-1]], [PAPER_ALIGNED["beyond"]] * 2, **paper_style)
+        for (a, b), where in (((ns[0], limit), "below"), ((limit, ns[-1]), "beyond")):
+            ax.plot([a, b], [PAPER_ALIGNED[where]] * 2, **paper_style)
+            for n in (a, b):
+                record(n, f"paper_neurons_{where}_threshold", ALIGNMENT_CUT, 1.0, PAPER_ALIGNED[where])
     else:
         ax.axhline(PAPER_ALIGNED["beyond"], **paper_style)
     ax.plot(ns, neuron_share, "o-", color=blue)

@@ -14,6 +14,8 @@ full-batch GD with η = 1 on p·L for ⌊1.5√(np) log(np)/4⌋ + 1 epochs, ear
 runs the paper's sizes (d = 100 and n ∈ [1300, 2100] for Figure 3, d up to 100 for Figure 4, d = 2000
 and n ∈ [1000, 2000] for Figure 6; hours). Every sweep is a `numerics.sweep.Sweep` in
 ``out_dir/sweeps/`` (progress on stderr; rerunning resumes without repeating finished points).
+Beside each figure, the CSV of its plotted values (`figures.style.save`; figures whose panels have different
+x use a long table with ``panel`` and ``curve`` columns).
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from relucheck.theory import paper_b_closed_form as cf
 from relucheck.theory.paper_b_probability import clopper_pearson
 
 from ..report import write_table
-from . import style
+from . import style as figstyle
 
 SCALES = {
     "reduced": {"fig3": {"d": 30, "n": [60, 90, 120, 150, 180, 210, 240, 300], "runs": 16},
@@ -52,6 +54,18 @@ def scale_name() -> str:
 
         raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {sorted(SCALES)}, got {name!r}")
     return name
+
+
+def _long(curves) -> dict:
+    """One long table (columns panel, curve, x, y) of curves given as (panel, curve, xs, ys)."""
+    data = {"panel": [], "curve": [], "x": [], "y": []}
+    for panel, curve, xs, ys in curves:
+        for x, y in zip(xs, ys, strict=True):
+            data["panel"].append(panel)
+            data["curve"].append(curve)
+            data["x"].append(x)
+            data["y"].append(y)
+    return data
 
 
 # -- Figure 2 -------------------------------------------------------------------------------------------
@@ -78,22 +92,25 @@ def figure2(out: Path) -> list[Path]:
     tt = np.linspace(0, 12, 241)
     true_N = [float(cf.true_state(1, 100, 0.3, 1, x)[1]) for x in tt]
     pap_N = [float(cf.paper_state(1, 100, 0.3, 1, x)[1]) for x in tt]
-    fig, ax = style.subplots("full", ncols=2)
+    fig, ax = figstyle.subplots("full", ncols=2)
     ax[0].plot(s, L, label="$L_n$ (closed form, $\\rho_0=1$)")
     ax[0].plot(s, stair, "--", label="$L_\\infty$ staircase")
-    ax[0].set_xlabel("$t/t_{sec}$")
+    ax[0].set_xlabel(r"$t/t_{\mathrm{sec}}$")
     ax[0].set_ylabel("loss")
     ax[0].legend()
     ax[1].plot(tt, true_N, label="exact solution")
-    ax[1].plot(tt, pap_N, "--", label="paper's (69)")
+    ax[1].plot(tt, pap_N, "--", label="paper's eq. (69)")
     ax[1].set_xlabel("$ct$")
     ax[1].set_ylabel("$N=\\|w\\|_+^2$")
     ax[1].legend()
     caption = ("Paper B, Figure 2 regenerated: left, the loss of the closed form (p = 2 groups with ‖D‖ = 1 and 2, "
-               "N_0 = 1, ρ_0 = 1, k = 100 + ⌊e^42⌋ points per group) against t/t_sec, with the limit staircase L_∞; "
+               "N_0 = 1, ρ_0 = 1, k = 100 + ⌊e⁴²⌋ points per group) against t/t_sec, with the limit staircase L_∞; "
                "right, N = ‖w‖_+² of one group (c = 1, P = 100, N_0 = 1, ρ_0 = 0.3): the exact solution against the "
-               "paper's (69), which is off for ρ_0 < 1 (a finding).")
-    paths = style.save(fig, out / "fig2_phase_transition", caption=caption)
+               "paper's equation (69), which is off for ρ_0 < 1 (the paper's claim is refuted there).")
+    data = _long([("loss_vs_t_over_t_sec", "closed_form_L_n", s, L),
+                  ("loss_vs_t_over_t_sec", "limit_staircase_L_inf", s, stair),
+                  ("N_vs_ct", "exact_solution", tt, true_N), ("N_vs_ct", "paper_eq_69", tt, pap_N)])
+    paths = figstyle.save(fig, out / "fig2_phase_transition", caption=caption, data=data)
     rows = [[f"{x:.2f}", L[i], stair[i]] for i, x in enumerate(s) if i % 50 == 0]
     return paths + write_table(["t / t_sec", "L_n", "L_inf"], rows, out / "fig2_phase_transition",
                                caption="Paper B, Figure 2: closed-form loss L_n and limit L_∞ against normalized time "
@@ -133,20 +150,23 @@ def figure3(out: Path, seed: int, cfg: dict) -> list[Path]:
     probs = [a / b for a, b in zip(k, N, strict=False)]
     ci = np.array([clopper_pearson(a, b) for a, b in zip(k, N, strict=False)])
     thr = _threshold(ns, probs)
-    fig, ax = style.subplots("full", ncols=2)
+    fig, ax = figstyle.subplots("full", ncols=2)
     ax[0].errorbar(ns, probs, yerr=[np.array(probs) - ci[:, 0], ci[:, 1] - np.array(probs)], fmt="o-")
     if thr:
         ax[0].axvline(thr, ls=":", c="0.5")
-    ax[0].set_xlabel("$n$")
+    ax[0].set_xlabel("sample size $n$")
     ax[0].set_ylabel("$P$(convergence)")
     ax[1].plot(ns, [r["result"]["loss_trend"] for r in rows], "o-")
-    ax[1].set_xlabel("$n$")
+    ax[1].set_xlabel("sample size $n$")
     ax[1].set_ylabel("remaining-loss trend")
     caption = (f"Paper B, Figure 3 regenerated (Experiment 1, d = {d}, {cfg['runs']} runs per point): left, the "
                f"estimated probability of convergence against n with 95 % Clopper–Pearson intervals"
                + (f" and the 50 % crossing at n ≈ {thr:.0f} (dotted)" if thr else " (the 50 % level is not crossed)")
                + "; right, the remaining-loss trend: the mean over runs of L/L(0) at the end, a converged run counting 0.")
-    paths = style.save(fig, out / "fig3_probability", caption=caption)
+    data = {"n": ns, "p": [r["point"]["p"] for r in rows], "converged_runs": k, "runs": N,
+            "probability_of_convergence": probs, "clopper_pearson_95_low": list(ci[:, 0]),
+            "clopper_pearson_95_high": list(ci[:, 1]), "remaining_loss_trend": [r["result"]["loss_trend"] for r in rows]}
+    paths = figstyle.save(fig, out / "fig3_probability", caption=caption, data=data)
     table = [[n, r["point"]["p"], f"{a}/{b}", f"[{lo:.2f}, {hi:.2f}]", r["result"]["loss_trend"]]
              for n, r, a, b, (lo, hi) in zip(ns, rows, k, N, ci, strict=False)]
     return paths + write_table(["n", "p", "converged", "95% CI", "loss trend"], table, out / "fig3_probability",
@@ -171,7 +191,7 @@ def figure4(out: Path, seed: int, cfg: dict) -> list[Path]:
     res = _threshold_curve(out, "fig4", seed, grid)
     ds = [r[0] for r in res if r[2]]
     Ns = [r[2] for r in res if r[2]]
-    fig, ax = style.subplots("column")
+    fig, ax = figstyle.subplots("column")
     ax.plot(ds, Ns, "o-", label="measured $N(d, p)$")
     fit = np.polyfit(ds, Ns, 1) if len(ds) >= 2 else None
     if fit is not None:
@@ -182,7 +202,10 @@ def figure4(out: Path, seed: int, cfg: dict) -> list[Path]:
     caption = (f"Paper B, Figure 4 regenerated: the convergence threshold N(d, p) (50 % crossing of the estimated "
                f"probability of convergence) against d at width p = {p}, {cfg['runs']} runs per point"
                + (f", with the affine fit N = {fit[0]:.2f} d {fit[1]:+.1f}" if fit is not None else "") + ".")
-    paths = style.save(fig, out / "fig4_threshold_vs_d", caption=caption)
+    data = {"d": ds, "p": [p] * len(ds), "threshold_N": Ns}
+    if fit is not None:
+        data["affine_fit_N"] = list(np.polyval(fit, ds))
+    paths = figstyle.save(fig, out / "fig4_threshold_vs_d", caption=caption, data=data)
     rows = [[d, pp, "not crossed" if N is None else N] for d, pp, N, _ in res]
     return paths + write_table(["d", "p", "N (50% crossing)"], rows, out / "fig4_threshold_vs_d",
                                caption="Paper B, Figure 4: convergence threshold against d" +
@@ -194,14 +217,16 @@ def figure5(out: Path, seed: int, cfg: dict) -> list[Path]:
     res = _threshold_curve(out, "fig5", seed, [(d, p, cfg["n"], cfg["runs"]) for p in cfg["p"]])
     ps = [r[1] for r in res if r[2]]
     Ns = [r[2] for r in res if r[2]]
-    fig, ax = style.subplots("column")
+    fig, ax = figstyle.subplots("column")
     ax.plot(ps, Ns, "o-")
     ax.set_xscale("log")
+    figstyle.plain_log_ticks(ax, "x", ticks=ps)  # the widths themselves, not 2×10¹ 3×10¹ minor labels
     ax.set_xlabel("width $p$")
     ax.set_ylabel("threshold $N$")
     caption = (f"Paper B, Figure 5 regenerated: the convergence threshold N(d, p) against the width p (log scale) "
                f"at d = {d}, {cfg['runs']} runs per point.")
-    paths = style.save(fig, out / "fig5_threshold_vs_p", caption=caption)
+    paths = figstyle.save(fig, out / "fig5_threshold_vs_p", caption=caption,
+                          data={"d": [d] * len(ps), "p": ps, "threshold_N": Ns})
     rows = [[dd, p, "not crossed" if N is None else N] for dd, p, N, _ in res]
     return paths + write_table(["d", "p", "N (50% crossing)"], rows, out / "fig5_threshold_vs_p",
                                caption="Paper B, Figure 5: convergence threshold against the width p")
@@ -246,33 +271,44 @@ MEASURE_LABELS = [r"$\mu(t_\infty)$", r"$\langle\mu_\infty\rangle$", r"$\mu_{\ma
 def figure6(out: Path, seed: int, cfg: dict) -> list[Path]:
     points = [{"fig": 6, "n": n, "d": cfg["d"], "runs": cfg["runs"], "seed": seed} for n in cfg["n"]]
     rows = Sweep(out / "sweeps" / "fig6.jsonl").run(points, pl_point)
-    logn = np.log([r["point"]["n"] for r in rows])
-    fig, ax = style.subplots("column", aspect=0.8)
-    slopes = {}
-    for (key, _), label in zip(MEASURES, MEASURE_LABELS):
-        vals = np.log([r["result"][key] for r in rows])
-        slopes[key] = float(np.polyfit(logn, vals, 1)[0])
-        ax.plot(logn, vals, "o-", label=f"{label}: slope {slopes[key]:.2f}")
-    ax.set_xlabel(r"$\log n$")
-    ax.set_ylabel("log of the run average")
-    ax.legend()
+    ns = np.array([r["point"]["n"] for r in rows], dtype=float)
+    fig, ax = figstyle.subplots("column", aspect=1.2)
+    slopes, data = {}, {"n": list(ns)}
+    for k, ((key, _), label) in enumerate(zip(MEASURES, MEASURE_LABELS)):
+        vals = np.array([r["result"][key] for r in rows])
+        slopes[key] = float(np.polyfit(np.log(ns), np.log(vals), 1)[0])
+        # the conjectured n^(-1/2) through the geometric mean of the measure: the guide its slope is read against
+        guide = np.exp(np.mean(np.log(vals) + 0.5 * np.log(ns))) / np.sqrt(ns)
+        ax.plot(ns, guide, color="0.6", lw=0.7, ls=(0, (4, 2)), zorder=1)
+        ax.plot(ns, vals, marker=figstyle.MARKERS[k], color=figstyle.OKABE_ITO[k], label=rf"{label} (${slopes[key]:.2f}$)")
+        data[f"{key}_run_average"] = list(vals)
+        data[f"{key}_guide_n_to_minus_half"] = list(guide)
+    ax.plot([], [], color="0.6", lw=0.7, ls=(0, (4, 2)), label=r"guide $n^{-1/2}$")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    figstyle.plain_log_ticks(ax, "x", ticks=[int(n) for n in ns])
+    ax.set_xlabel("sample size $n$")
+    ax.set_ylabel("run average")
+    fig.legend(loc="outside lower center", ncol=2, columnspacing=1.0, title="measure (fitted slope)")
     caption = (f"Paper B, Figure 6 regenerated (Experiment 2): the asymptotic local-PL measures μ(t_∞), ⟨μ_∞⟩, μ_low "
                f"and μ_upp (run averages over {cfg['runs']} runs) on orthogonal data in dimension d = {cfg['d']} "
-               f"against n, log–log, with their fitted slopes; Conjecture 1 predicts −1/2.")
-    paths = style.save(fig, out / "fig6_local_pl_slopes", caption=caption)
+               f"against n, log–log, with their fitted slopes; each grey dashed guide has the slope −1/2 that "
+               f"Conjecture 1 predicts.")
+    paths = figstyle.save(fig, out / "fig6_local_pl_slopes", caption=caption, data=data)
     table = [[r["point"]["n"], r["result"]["p"]] + [r["result"][k] for k, _ in MEASURES] for r in rows]
     table.append(["slope", ""] + [slopes[k] for k, _ in MEASURES])
     return paths + write_table(["n", "p"] + [lab for _, lab in MEASURES], table, out / "fig6_local_pl_slopes",
-                               caption="Paper B, Figure 6: asymptotic local-PL measures (run averages) and log-log slopes; "
-                                       "Conjecture 1 predicts -1/2")
+                               caption="Paper B, Figure 6: asymptotic local-PL measures (run averages) and log–log "
+                                       "slopes; Conjecture 1 predicts −1/2")
 
 
-def write_report(out_dir: Path, seed: int) -> list[Path]:
-    """All of paper B's figures and tables at the scale chosen by RELUCHECK_SCALE (default reduced)."""
+def write_report(out_dir: Path, seed: int = 0, *, style: str = figstyle.DEFAULT_STYLE) -> list[Path]:
+    """All of paper B's figures and tables at the scale chosen by RELUCHECK_SCALE (default reduced), in the venue
+    preset ``style`` (`figures.style.STYLES`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg = SCALES[scale_name()]
-    with style.context():
+    with figstyle.context(style):
         paths = figure2(out)
         paths += figure3(out, seed, cfg["fig3"])
         paths += figure4(out, seed, cfg["fig4"])

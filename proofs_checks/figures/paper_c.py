@@ -26,7 +26,7 @@ from relucheck.theory.limit_process import limit_process_of
 from ..checks.paper_c_instances import golden_instance, separated_instance
 from ..checks.paper_c_runs import run_flow
 from ..report import fmt_number, write_table
-from . import style
+from . import style as figstyle
 
 FIG1_LAMBDAS = ("1e-10", "1e-20", "1e-40", "1e-80", "1e-200", "1e-1000")
 TABLE_LAMBDAS = ("1e-5", "1e-10", "1e-20", "1e-40", "1e-80", "1e-200", "1e-1000")
@@ -67,23 +67,52 @@ def _flow_rows(out: Path, points: list[dict]) -> list[dict]:
 
 def _figure1(out: Path, inst: Instance, rows: list[dict]) -> list[Path]:
     lp = limit_process_of(inst)
-    fig, ax = style.subplots("column", aspect=0.8)
-    for row, color in zip(rows, style.colors(len(rows) + 1)[1:], strict=True):
-        r = row["result"]
-        ax.plot(r["taus"], r["losses"], color=color, lw=0.9, label=f"$\\lambda = 10^{{{row['point']['lam'][2:]}}}$")
+    rows = sorted(rows, key=lambda row: -_log10_inverse(row["point"]["lam"]))  # λ from large to small
+    fig, ax = figstyle.subplots("column", aspect=1.15)
     t_end = max(row["result"]["taus"][-1] for row in rows)
     marks = [0.0] + [jp.tau for jp in lp.jumps] + [t_end]
     stairs_t = np.repeat(marks, 2)[1:-1]
     stairs_l = np.repeat(lp.plateaus, 2)
-    ax.plot(stairs_t, stairs_l, "--", color=style.OKABE_ITO[0], lw=1.0, label="Algorithm 1 ($\\lambda \\to 0$)")
+    # the prediction underneath as a wide light band, so that no flow curve hides under it
+    ax.plot(stairs_t, stairs_l, "-", color="0.82", lw=4.0, solid_joinstyle="miter", zorder=1,
+            label=r"Algorithm 1 ($\lambda \to 0$)")
+    data = {k: [] for k in ("curve", "lambda", "accelerated_time_tau", "training_loss")}
+    colors = figstyle.sequential(len(rows))
+    for k, (row, color) in enumerate(zip(rows, colors, strict=True)):
+        r, lam = row["result"], row["point"]["lam"]
+        n_points = len(r["taus"])
+        ax.plot(r["taus"], r["losses"], color=color, lw=0.9, ls=figstyle.LINESTYLES[k % len(figstyle.LINESTYLES)],
+                marker=figstyle.MARKERS[k % len(figstyle.MARKERS)], ms=2.8,
+                markevery=(k * n_points // (6 * len(rows)), max(1, n_points // 6)), zorder=2 + k,
+                label=rf"$\lambda = 10^{{-{_log10_inverse(lam)}}}$")
+        for t, loss in zip(r["taus"], r["losses"], strict=True):
+            for key, v in zip(data, ("flow", lam, t, loss)):
+                data[key].append(v)
+    for t, loss in zip(stairs_t, stairs_l, strict=True):
+        for key, v in zip(data, ("algorithm_1_staircase", "", t, loss)):
+            data[key].append(v)
     ax.set_xlim(max(0.0, lp.jumps[0].tau - 2.0) if lp.jumps else 0.0, t_end)  # nothing moves before τ_1 − O(1/ln(1/λ))
     ax.set_xlabel(r"accelerated time $\tau = t/\ln(1/\lambda)$")
-    ax.set_ylabel(r"training loss $\frac{1}{2n}\sum_i r_i^2$")
-    ax.legend(loc="upper right", handlelength=1.2, labelspacing=0.3)
-    caption = (f"Paper C, Figure 1 analogue: training loss of the gradient flow (engine float64) against the "
-               f"accelerated time τ for decreasing λ, and Algorithm 1's predicted staircase (dashed); n = d = {inst.n} "
-               f"orthonormal inputs, m = {inst.m} neurons, y_i = |N(0, 1)|, all a_j(0) = +λ.")
-    return style.save(fig, out / "fig1_loss_vs_tau", caption=caption)
+    ax.set_ylabel("training loss $L$")
+    fig.legend(loc="outside lower center", ncol=2, columnspacing=1.0, handlelength=2.6)
+    lams = ", ".join(f"10{_superscript(-_log10_inverse(row['point']['lam']))}" for row in rows)
+    caption = (f"Paper C, Figure 1 analogue: training loss L = (1/(2n)) Σ_i r_i² of the gradient flow (float64 "
+               f"integration) against the accelerated time τ for λ = {lams} (dark to light), and Algorithm 1's "
+               f"predicted staircase for λ → 0 (wide grey line); n = d = {inst.n} orthonormal inputs, m = {inst.m} "
+               f"neurons, y_i = |N(0, 1)|, all a_j(0) = +λ. As λ decreases the curves approach the staircase.")
+    return figstyle.save(fig, out / "fig1_loss_vs_tau", caption=caption, data=data)
+
+
+def _log10_inverse(lam: str) -> int:
+    """k for λ written "1e-k" (the λ of these runs are exact powers of ten, given as strings)."""
+    mantissa, _, exponent = lam.partition("e-")
+    if mantissa != "1" or not exponent.isdigit():
+        raise ValueError(f"λ must be written 1e-k, got {lam!r}")
+    return int(exponent)
+
+
+def _superscript(k: int) -> str:
+    return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 def _error_table(out: Path, instances: dict, rows: list[dict]) -> list[Path]:
@@ -98,12 +127,14 @@ def _error_table(out: Path, instances: dict, rows: list[dict]) -> list[Path]:
             err = seen[jp.neuron] - jp.tau if jp.neuron in seen else float("nan")
             body.append([name, lam, L, k, jp.neuron, jp.tau, err, err * L])
     return write_table(header, body, out / "jump_time_errors",
-                       caption="Paper C: jump times τ̂_k of the flow (half-fit rule, engine float64) against "
+                       caption="Paper C: jump times τ̂_k of the flow (the first τ at which the neuron's squared norm "
+                               "reaches half its final value; float64 integration) against "
                                "Algorithm 1's τ_k; the error is predicted to decay like C_k/ln(1/λ), so the last "
                                "column should settle to a constant per jump.")
 
 
-def write_report(out_dir, seed: int = 0) -> list[Path]:
+def write_report(out_dir, seed: int = 0, *, style: str = figstyle.DEFAULT_STYLE) -> list[Path]:
+    """Paper C's figures and tables in the venue preset ``style`` (`figures.style.STYLES`)."""
     from .c_norm_vs_n import write_norm_figure
 
     out = Path(out_dir)
@@ -114,11 +145,11 @@ def write_report(out_dir, seed: int = 0) -> list[Path]:
                     for lam in TABLE_LAMBDAS]
     rows = _flow_rows(out, table_points + fig_points)
     fig_rows = [r for r in rows if r["point"]["instance"] == "fig1"]
-    with style.context():
+    with figstyle.context(style):
         paths = _figure1(out, instances["fig1"], fig_rows)
         paths += list(write_norm_figure(out, seed))
     paths += _error_table(out, instances, rows)
     timing = ", ".join(f"{r['point']['instance']} λ={r['point']['lam']}: {fmt_number(r['result']['seconds'], 3)} s"
                        for r in rows)
-    (out / "paper_c_flow_timing.md").write_text(f"Flow wall times (engine float64): {timing}\n")
+    (out / "paper_c_flow_timing.md").write_text(f"Flow wall times (float64 integration): {timing}\n")
     return paths + [out / "paper_c_flow_timing.md", out / "paper_c_flows.jsonl"]

@@ -241,7 +241,7 @@ def _cell(v):
     return "" if math.isnan(x) else repr(x)
 
 
-def save(fig, stem, *, caption: str, data: dict | None = None) -> list[Path]:
+def save(fig, stem, *, caption: str, data: dict) -> list[Path]:
     """Write ``stem.pdf`` (vector), ``stem.png`` (300 dpi) and ``stem.csv`` (``data``: the plotted values, columns
     named with their meaning and unit), close the figure, remember the caption."""
     import matplotlib.pyplot as plt
@@ -249,7 +249,7 @@ def save(fig, stem, *, caption: str, data: dict | None = None) -> list[Path]:
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     pdf, png, table = stem.with_suffix(".pdf"), stem.with_suffix(".png"), stem.with_suffix(".csv")
-    text = csv_text(data) if data is not None else None
+    text = csv_text(data)
     head_log = logging.getLogger("fontTools.ttLib.tables._h_e_a_d")
     level = head_log.level
     head_log.setLevel(logging.ERROR)  # the BaKoMa fonts' 1990s head timestamps: a warning per subset, harmless
@@ -258,15 +258,14 @@ def save(fig, stem, *, caption: str, data: dict | None = None) -> list[Path]:
     finally:
         head_log.setLevel(level)
     fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
-    if text is not None:
-        atomic_write_text(table, text)
+    atomic_write_text(table, text)
     width_in = float(fig.get_size_inches()[0])
     plt.close(fig)
     chosen = active()
     width = "full" if width_in > chosen.column_in + 0.01 else "column"
     line = chosen.text_in if width == "full" or not chosen.two_column else chosen.column_in
     _RECORDS[str(pdf.resolve())] = Figure(caption, width, chosen.name, width_in, round(width_in / line, 3), table.name)
-    return [pdf, png] + ([table] if text is not None else [])
+    return [pdf, png, table]
 
 
 def figure_record(pdf) -> Figure | None:
@@ -288,5 +287,15 @@ def plain_log_ticks(ax, axis: str = "x", ticks=None) -> None:
     target = ax.xaxis if axis == "x" else ax.yaxis
     if ticks is not None:
         target.set_major_locator(FixedLocator(list(ticks)))
-    target.set_major_formatter(FuncFormatter(lambda v, _: f"${v:g}$"))
+    target.set_major_formatter(FuncFormatter(lambda v, _: tick_label(v)))
     target.set_minor_formatter(NullFormatter())
+
+
+def tick_label(v: float) -> str:
+    """A tick value as mathtext: 12, 0.5, 4096 as written; 2·10⁵ and 10⁻⁴ for the very large and small."""
+    text = f"{v:.4g}"
+    if "e" not in text:
+        return f"${text}$"
+    mantissa, exponent = text.split("e")
+    power = f"10^{{{int(exponent)}}}"
+    return f"${power}$" if mantissa == "1" else rf"${mantissa} \cdot {power}$"
