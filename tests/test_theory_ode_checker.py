@@ -386,3 +386,25 @@ def test_text_of_numbers_beyond_the_str_limit():
     assert oc._text(sp.Rational(1, 3)) == "1/3"
     assert oc._mp_value(huge * sp.Symbol("t"), {sp.Symbol("t"): mpmath.mpf(2)}) == 2 * mpmath.mpf(10) ** 5000
     assert oc._mp_value(sp.zoo + sp.Symbol("t"), {sp.Symbol("t"): mpmath.mpf(2)}) is None
+
+
+def test_a_symbolic_exp_tower_is_inconclusive_at_once():
+    # exp(exp(exp(exp(t + 5)))) at t = 0: the argument of the outer exp is e^(e^148) ≈ 10^(10^63); SymPy's ordering of
+    # the initial defect evaluated it (argument reduction with 10^64 bits) until the budget ended the whole decision
+    p = parse_problem({"time": "t", "state": ["x"], "equations": {"x": "0"}, "initial": {"x": "1"},
+                       "solution": {"x": "exp(exp(exp(exp(t + 5))))"}})
+    out = oc.check_ode(p)
+    assert out["status"] == "inconclusive"
+    assert out["initial"]["x"] == {"symbolic": "(not evaluated: the candidate at t = 0 has exp of a constant beyond "
+                                   "1e+300)", "max_relative_at_points": None, "points": 0, "verdict": "inconclusive"}
+    assert out["residuals"]["x"]["points"] == 0  # every point: exp of a number beyond 1e300 (guarded mpmath exp)
+
+
+def test_guarded_mpmath_functions():
+    t = sp.Symbol("t")
+    assert oc._mp_value(sp.exp(t), {t: mpmath.mpf("1e300")}) is not None
+    assert oc._mp_value(sp.exp(t), {t: mpmath.mpf("1.000001e300")}) is None
+    assert oc._mp_value(sp.sin(t) + 1, {t: mpmath.mpf("-1e301")}) is None
+    assert oc._mp_value(sp.log(t), {t: mpmath.mpf("1e400")}) is not None  # log reduces no argument
+    with pytest.raises(oc.BeyondRange, match="^sinh of a constant beyond 1e"):
+        oc.substitute(sp.sinh(sp.exp(sp.exp(sp.exp(t)))), {t: sp.Integer(5)})

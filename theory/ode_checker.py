@@ -39,7 +39,7 @@ from scipy.integrate import solve_ivp
 from relucheck.numerics.budget import BudgetExceeded, run_with_budget
 
 from .ode_problem import OdeProblem, parse_problem, safe_parse  # noqa: F401 - parse_problem, safe_parse: public here too
-from .safe_expression import MAX_EXACT_DIGITS
+from .safe_expression import MAX_EXACT_DIGITS, MAX_FUNCTION_ARGUMENT
 
 DPS = 50
 ZERO_RELATIVE = 10.0 ** -(DPS - 20)  # an exact solution's residual: rounding at DPS digits, 20 lost to cancellation
@@ -61,6 +61,14 @@ def _digits(r: sp.Rational) -> float:
     return math.log10(max(abs(r.p), r.q, 1))
 
 
+def _magnitude(value) -> float:
+    """|value| of a constant at 15 digits (inf beyond float64 or without a numeric value)."""
+    try:
+        return abs(complex(value.evalf(15)))
+    except (TypeError, ValueError, ArithmeticError):
+        return math.inf
+
+
 def _float(r: sp.Rational) -> sp.Float:
     """``r`` as a DPS-digit Float, through mpmath (SymPy's Float(r) converts a big numerator with str())."""
     with mpmath.workdps(DPS):
@@ -78,13 +86,35 @@ def _text(expr) -> str:
     return sp.sstr(_floated(expr))
 
 
+class BeyondRange(ArithmeticError):
+    """A substitution made a constant argument of exp, sin, … beyond MAX_FUNCTION_ARGUMENT: SymPy would never finish
+    evaluating it (argument reduction with log2|x| bits)."""
+
+
+def _guarded(name: str):
+    """mpmath's ``name`` refusing an argument beyond MAX_FUNCTION_ARGUMENT (OverflowError: the point is unusable)."""
+    function = getattr(mpmath, name)
+
+    def guarded(x):
+        if abs(x) > MAX_FUNCTION_ARGUMENT:
+            raise OverflowError(f"{name} of a number beyond {MAX_FUNCTION_ARGUMENT:g}")
+        return function(x)
+    return guarded
+
+
+_REDUCING = {sp.exp: "exp", sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.sinh: "sinh", sp.cosh: "cosh",
+             sp.tanh: "tanh"}
+_GUARDED_MPMATH = {name: _guarded(name) for name in _REDUCING.values()}
+
+
 def substitute(expr, mapping: dict) -> tuple[sp.Expr, bool]:
     """``expr.subs(mapping)`` with the substitution made bottom-up, and whether a number was rounded.
 
     A substitution can turn a symbolic power tower into a numeric one (10**(10**(4 + t)) at t = 0 is 10^10000), which
     SymPy would compute exactly, however large. Here an exact power whose value would have more than
     MAX_EXACT_DIGITS digits is computed as a DPS-digit Float instead (mpmath keeps any exponent); the flag says so,
-    because a difference of rounded numbers that is 0 is no proof of a zero.
+    because a difference of rounded numbers that is 0 is no proof of a zero. A constant argument of exp, sin, …
+    beyond MAX_FUNCTION_ARGUMENT raises BeyondRange (exp(exp(exp(exp(5 + t)))) at t = 0).
     """
     rounded = False
 
@@ -100,6 +130,8 @@ def substitute(expr, mapping: dict) -> tuple[sp.Expr, bool]:
             if abs(power) * _digits(base) > MAX_EXACT_DIGITS:  # the digits of base**power
                 rounded = True
                 return _float(base) ** power
+        if e.func in _REDUCING and args[0].is_number and not _magnitude(args[0]) <= MAX_FUNCTION_ARGUMENT:
+            raise BeyondRange(f"{_REDUCING[e.func]} of a constant beyond {MAX_FUNCTION_ARGUMENT:g}")
         return e.func(*args)
 
     return walk(expr), rounded
@@ -176,7 +208,8 @@ def _mp_value(expr, point):
     # expression into the code's namespace by name, so a parameter named mpf would hide mpmath's mpf
     dummies = [sp.Dummy() for _ in point]
     try:
-        val = sp.lambdify(dummies, _floated(expr).xreplace(dict(zip(point, dummies))), modules="mpmath")(*point.values())
+        val = sp.lambdify(dummies, _floated(expr).xreplace(dict(zip(point, dummies))),
+                          modules=[_GUARDED_MPMATH, "mpmath"])(*point.values())
         val = mpmath.mpmathify(val)
     except (ZeroDivisionError, ValueError, TypeError, OverflowError):
         return None
@@ -284,6 +317,24 @@ def integration_discrepancy(problem: OdeProblem, seed) -> dict:
                                 "error at 1e-13) + 10·rtol·(1 + max|y|)"}
 
 
+def _beyond_range_record(exc: BeyondRange, what: str) -> dict:
+    return {"symbolic": f"(not evaluated: {what} has {exc})", "max_relative_at_points": None, "points": 0,
+            "verdict": "inconclusive"}
+
+
+def _initial_record(candidate, value, t, points) -> dict:
+    """The initial defect candidate(0) − value: symbolic, then at the points (which name t in vain: both are free of t)."""
+    try:
+        at_zero, rounded = substitute(candidate, {t: sp.Integer(0)})
+    except BeyondRange as exc:
+        return _beyond_range_record(exc, f"the candidate at {t} = 0")
+    zero, text = _symbolic_zero(at_zero - value, rounded)
+    if at_zero.has(*_NO_VALUE):
+        text = f"(the candidate has no value at {t} = 0) {text}"
+    worst, used = residual_at_points(at_zero, value, points)
+    return {"symbolic": text, "max_relative_at_points": worst, "points": used, "verdict": _verdict_of(zero, worst)}
+
+
 def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
     """Verdict on a candidate closed form (see the module docstring); a JSON-able dict."""
     t = problem.time
@@ -291,22 +342,18 @@ def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
     initial, residuals, verdicts = {}, {}, []
     subs_state = {s: problem.solution[s] for s in problem.state}
     for s in problem.state:
-        at_zero, rounded = substitute(problem.solution[s], {t: sp.Integer(0)})
-        zero, text = _symbolic_zero(at_zero - problem.initial[s], rounded)
-        if at_zero.has(*_NO_VALUE):
-            text = f"(the candidate has no value at {t} = 0) {text}"
-        # both sides are free of t (the initial values name only parameters): the points' t is not used
-        worst, used = residual_at_points(at_zero, problem.initial[s], points)
-        v = _verdict_of(zero, worst)
-        initial[s.name] = {"symbolic": text, "max_relative_at_points": worst, "points": used, "verdict": v}
-        verdicts.append(v)
+        initial[s.name] = _initial_record(problem.solution[s], problem.initial[s], t, points)
         lhs = sp.diff(problem.solution[s], t)
-        rhs, rounded = substitute(problem.equations[s], subs_state)  # candidates name no state: one pass suffices
-        zero, text = _symbolic_zero(lhs - rhs, rounded)
-        worst, used = residual_at_points(lhs, rhs, points)
-        v = _verdict_of(zero, worst)
-        residuals[s.name] = {"symbolic": text, "max_relative_at_points": worst, "points": used, "verdict": v}
-        verdicts.append(v)
+        try:
+            rhs, rounded = substitute(problem.equations[s], subs_state)  # candidates name no state: one pass suffices
+        except BeyondRange as exc:
+            residuals[s.name] = _beyond_range_record(exc, "f(t, candidate)")
+        else:
+            zero, text = _symbolic_zero(lhs - rhs, rounded)
+            worst, used = residual_at_points(lhs, rhs, points)
+            residuals[s.name] = {"symbolic": text, "max_relative_at_points": worst, "points": used,
+                                 "verdict": _verdict_of(zero, worst)}
+        verdicts += [initial[s.name]["verdict"], residuals[s.name]["verdict"]]
     integ = integration_discrepancy(problem, seed)
     if "refuted" in verdicts:
         status = "refuted"

@@ -60,10 +60,13 @@ MAX_POWER_DEGREE = 1000  # product of constant exponents along nested powers: ((
 # An exact number SymPy folds while building: 1000 digits hold every constant the limits above let a paper's
 # closed form need (30-digit literals to the power 30), and stay far below Python's 4300-digit limit on int → str.
 MAX_EXACT_DIGITS = 1000
-# A decimal number given to a function is evaluated by SymPy at once (exp(5.0) is a Float); exp, sin, … reduce the
-# argument with about log2|x| extra bits, so exp(exp(exp(exp(5.0)))) would need 10^64 bits. Beyond 1e300 a number is
-# of no use to the float64 integration anyway.
+# SymPy evaluates constants numerically (exp(5.0) at once; exp(exp(exp(exp(5)))) + 1 when it orders the sum), and exp,
+# sin, … reduce their argument with about log2|x| extra bits: exp(exp(exp(exp(5)))) would need 10^64 bits and never
+# end. So the argument of such a function, and a power's exponent, may be a constant of magnitude ≤ 1e300 only; by
+# induction every constant then costs at most ~1000 extra bits. Beyond 1e300 a number is of no use to the float64
+# integration anyway.
 MAX_FUNCTION_ARGUMENT = 1e300
+_REDUCING = frozenset({"exp", "sin", "cos", "tan", "sinh", "cosh", "tanh"})  # functions that reduce their argument
 _LOG10_2 = math.log10(2)
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.Mod: "%",
@@ -187,6 +190,14 @@ def _digits(n: int) -> int:
     return int((abs(n).bit_length() - 1) * _LOG10_2) + 1 if n else 1
 
 
+def _magnitude(value) -> float:
+    """|value| of a constant at 15 digits (inf beyond float64); cheap when its functions' arguments are moderate."""
+    try:
+        return abs(complex(value.evalf(15)))
+    except (TypeError, ValueError, ArithmeticError):  # no numeric value SymPy can give
+        return math.inf
+
+
 class _Builder:
     """Builds the SymPy object of a measured syntax tree (depth ≤ MAX_DEPTH, so the recursion is bounded)."""
 
@@ -262,6 +273,7 @@ class _Builder:
             exponent = self.build(node.right)  # first: a folded constant exponent is bounded before any power
             if exponent.is_Number and abs(exponent) > MAX_CONSTANT_EXPONENT:
                 self.fail(f"constant exponent {float(exponent):g}; |exponent| must be ≤ {MAX_CONSTANT_EXPONENT}")
+            self.moderate(exponent, "the exponent")
             return self.apply(operator.pow, self.build(node.left), exponent)
         return self.apply(_ARITHMETIC[type(node.op)], self.build(node.left), self.build(node.right))
 
@@ -283,11 +295,14 @@ class _Builder:
         if len(node.args) not in arity:
             self.fail(f"{name} takes {' or '.join(map(str, arity))} argument(s), got {len(node.args)} in {self.text!r}")
         args = [self.build(a) for a in node.args]
-        for arg in args:
-            if arg.is_Float and abs(arg) > MAX_FUNCTION_ARGUMENT:
-                self.fail(f"a number argument of {name} beyond {MAX_FUNCTION_ARGUMENT:g} in absolute value in "
-                          f"{self.text[:80]!r}")
+        if name in _REDUCING:
+            self.moderate(args[0], f"the argument of {name}")
         return self.apply(FUNCTIONS[name], *args)
+
+    def moderate(self, value, what: str) -> None:
+        """Refuse a constant ``value`` of magnitude beyond MAX_FUNCTION_ARGUMENT (see there); symbols pass."""
+        if value.is_number and not _magnitude(value) <= MAX_FUNCTION_ARGUMENT:
+            self.fail(f"{what} is a constant beyond {MAX_FUNCTION_ARGUMENT:g} in absolute value in {self.text[:80]!r}")
 
     def apply(self, operation, *args):
         """``operation(*args)`` bounded; SymPy's numeric evaluation failing on a valid tree is a refusal too."""
