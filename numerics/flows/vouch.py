@@ -136,10 +136,11 @@ def errors_against(run, check, problem, *, eps: float, method: str, tolerances: 
 
 def check_problem(problem, run):
     """The problem the check run solves: the run's own end as the horizon (a settled run is compared where it
-    stopped) and the run's saved times (its step ends when no times were requested)."""
+    stopped) and the times the run saved (its step ends when no times were requested; of the requested times those
+    before a settled run's end)."""
     import dataclasses
 
-    times = problem.save_at if problem.save_at is not None else tuple(np.unique(run.trajectory.tau).tolist())
+    times = tuple(np.unique(run.trajectory.tau).tolist())  # a run that settled early has only the times before its end
     return dataclasses.replace(problem, horizon=run.end if problem.horizon is None else problem.horizon, save_at=times)
 
 
@@ -164,8 +165,7 @@ def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method
         return result
     started = time.perf_counter()
     check = rerun(problem=check_problem(problem, result), save_params=False, **changes)
-    if problem.save_at is None:
-        check = at_saved_times(result, check)
+    check = at_saved_times(result, check)
     if check.status is Status.BUDGET:  # the budget ran out in the check: nothing is vouched for
         result.errors = {"method": method, "vouched": False, "reason": f"the check run stopped: {check.message}"}
         result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the check run ({check.message})"

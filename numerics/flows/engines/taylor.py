@@ -364,7 +364,7 @@ class TaylorEngine(Engine):
         result.stats.update(g.summary())
         result.stats["guard_jump_taus_mp"] = g.reference.stats["jump_taus_mp"]
         result.stats["guard_seconds"] = time.perf_counter() - started
-        reference = at_saved_times(result, g.reference) if problem.save_at is None else g.reference
+        reference = at_saved_times(result, g.reference)
         if reference.status is Status.BUDGET:
             result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the guard's rerun"
             return result
