@@ -25,7 +25,8 @@ disagreeing with a zero residual).
 
 Verdicts are reached within a budget (`check_ode_within_budget`): a wall-clock time and a memory
 allowance for the whole decision, after which the verdict is ``inconclusive`` ("budget exceeded"), never
-a hang. Parsing and its safety limits are in `theory.ode_problem`.
+a hang. The file format is in `theory.ode_problem`, the parsing of expressions and its limits in
+`theory.safe_expression`.
 """
 from __future__ import annotations
 

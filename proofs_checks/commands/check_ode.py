@@ -1,7 +1,8 @@
 """`relucheck check-ode FILE.json [--json] [--seed N] [--budget SECONDS] [--memory MIB]`: does a candidate
 closed form solve an ODE?
 
-The file format and its safety limits are in `theory.ode_problem`, the three kinds of evidence in
+The file format is in `theory.ode_problem`; its expressions are parsed, never evaluated (`theory.safe_expression`:
+no text of the file reaches eval, exec or SymPy's string parser); the three kinds of evidence are in
 `theory.ode_checker`; examples are in examples/ode/. The decision runs within a time and memory budget;
 beyond it the verdict is inconclusive ("budget exceeded"). Exit codes: 0 verified, 1 refuted,
 2 bad input (or an error), 3 inconclusive (a closed form that could not be confirmed is not a success,
