@@ -129,15 +129,18 @@ def _comparison(rec: dict) -> tuple[str, str]:
     """(the sentence with prediction, measurement, difference and tolerance; a table or '')."""
     pred, meas, tol = rec.get("prediction"), rec.get("measurement"), rec.get("tolerance")
     tol_scalar = _scalar_tolerance(tol)
+    digits_scale = tol_scalar  # the scale the numbers are shown to: the tolerance, or an interval's half-width
+    if isinstance(tol, list) and len(tol) == 2 and all(_as_float(t) is not None for t in tol):
+        digits_scale = abs(float(tol[1]) - float(tol[0])) / 2 or None
     p_leaves = _leaves(pred) if isinstance(pred, (list, dict)) else None
     m_leaves = _leaves(meas) if isinstance(meas, (list, dict)) else None
     parts, table = [], ""
-    p_flat = value_tex(pred, tol_scalar) if p_leaves is None else None
-    m_flat = value_tex(meas, tol_scalar) if m_leaves is None else None
+    p_flat = value_tex(pred, digits_scale) if p_leaves is None else None
+    m_flat = value_tex(meas, digits_scale) if m_leaves is None else None
     pf, mf = _as_float(pred), _as_float(meas)
     if pf is not None and mf is not None:  # two numbers: the digits of the difference's scale, the difference
         ref = max(abs(pf), abs(mf))
-        p_flat, m_flat = _number(pf, tol_scalar, ref), _number(mf, tol_scalar, ref)
+        p_flat, m_flat = _number(pf, digits_scale, ref), _number(mf, digits_scale, ref)
     if p_leaves is None:
         parts.append(f"predicted {p_flat}" if p_flat else "the prediction is an exact expression")
     if m_leaves is None:

@@ -396,15 +396,21 @@ class Tex:
         return self.source
 
 
-def figure(pdf: str, caption: str, *, label: str = "", wide: bool = False) -> str:
-    """A figure fragment: the PDF at its natural (printed) size, scaled down to ``\\linewidth`` when the column
-    is narrower; ``wide`` figures (full text width) go in ``figure*`` (both columns of a two-column paper).
-    The path is ``\\relucheckfiledir``/name (`FRAGMENT_SETUP`), so the fragment works from any folder."""
+def figure(pdf: str, caption: str, *, label: str = "", wide: bool = False, rel_width: float | None = None) -> str:
+    """A figure fragment; ``wide`` figures (full text width) go in ``figure*`` (both columns of a two-column paper).
+
+    Size: ``rel_width`` (the figure's width relative to the ``\\linewidth`` of its environment in the venue it
+    was drawn for) gives ``width=rel_width\\linewidth``, capped at ``\\linewidth``; without it, the PDF's natural
+    (printed) size, scaled down to ``\\linewidth`` when the column is narrower. The path is
+    ``\\relucheckfiledir``/name (`FRAGMENT_SETUP`), so the fragment works from any folder."""
     env = "figure*" if wide else "figure"
     name = Path(pdf).name
-    lines = [rf"\begin{{{env}}}[htbp]", r"\centering",
-             rf"\sbox0{{\includegraphics{{\relucheckfiledir {name}}}}}"
-             r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi",
+    if rel_width is not None and 0 < rel_width:
+        graphic = rf"\includegraphics[width={min(float(rel_width), 1.0):.4g}\linewidth]{{\relucheckfiledir {name}}}"
+    else:
+        graphic = (rf"\sbox0{{\includegraphics{{\relucheckfiledir {name}}}}}"
+                   r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi")
+    lines = [rf"\begin{{{env}}}[htbp]", r"\centering", graphic,
              rf"\caption{{{escape(caption)}}}" + (rf"\label{{{label}}}" if label else ""), rf"\end{{{env}}}"]
     return "\n".join(lines) + "\n"
 

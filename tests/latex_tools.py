@@ -25,10 +25,10 @@ def require(tool: str) -> str:
     return path
 
 
-def compile_tex(tex: Path, engine: str, out_dir: Path) -> Path:
+def compile_tex(tex: Path, engine: str, out_dir: Path, *, overfull_pt: float = OVERFULL_TOLERANCE_PT) -> Path:
     """Compile ``tex`` (in its own directory, so relative figure paths resolve) into ``out_dir``.
 
-    Fails on a LaTeX error, an ``Overfull \\hbox`` wider than OVERFULL_TOLERANCE_PT, any overfull \\vbox,
+    Fails on a LaTeX error, an ``Overfull \\hbox`` wider than ``overfull_pt``, any overfull \\vbox,
     a float too large for the page, or a character missing from a font (lualatex only logs those).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -38,7 +38,7 @@ def compile_tex(tex: Path, engine: str, out_dir: Path) -> Path:
     log = log_path.read_text(errors="replace") if log_path.exists() else proc.stdout
     assert proc.returncode == 0, f"{engine} failed on {tex.name}:\n" + "\n".join(log.splitlines()[-30:])
     problems = [f"Overfull \\hbox {w} pt" for w in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide", log)
-                if float(w) > OVERFULL_TOLERANCE_PT]
+                if float(w) > overfull_pt]
     problems += re.findall(r"Overfull \\vbox[^\n]*", log) + re.findall(r"Float too large[^\n]*", log)
     problems += re.findall(r"Missing character[^\n]*", log)
     assert not problems, f"{engine} on {tex.name}: {problems[:10]}"
@@ -65,3 +65,71 @@ def pdf_width_pt(pdf: Path) -> float:
     m = re.search(r"Page size:\s+([\d.]+) x ([\d.]+) pts", proc.stdout)
     assert m, proc.stdout
     return float(m.group(1))
+
+
+# ---- a reader's text: what no .tex relucheck writes may contain (issue 21) ----------------------------------
+READER_PATTERNS = {
+    "numpy repr": r"np\.(float|int|bool|array|str)",
+    "SymPy repr": r"Matrix\(",
+    "list of dicts": r"\[\s*\{",
+    "dict dump": r"\{\s*['\"]\w",
+    "list of lists": r"\[\s*\[",
+    "Python boolean or None": r"\b(True|False|None)\b",
+    "float of 10 or more digits": r"\d\.\d{9,}",
+    "raw exponent": r"(?<![\w.])\d+(\.\d+)?[eE][-+]?\d",
+    "literal caret": r"\\textasciicircum",
+    "en dash before an option": r"(?<![-{])--(mutate|resume|only|out|results|paper|appendix|style)\b",
+    "spec label": r"\bspec\s+([A-Z]\s*)?(§|\\S\{\}|\d|[A-Z]\d|key finding)",
+    "issue number": r"\bissue\s+\d",
+    "confidence tag": r"Confidence",
+    "module path": r"\b(theory|numerics|proofs_checks)\.[a-z_]+",
+}
+
+
+def _strip_allowed(tex: str) -> str:
+    """The .tex with what may legitimately hold such characters removed: comments, siunitx numbers (\\num{…}
+    and whole numeric table cells), display-math delimiters, labels, graphics paths and record ids."""
+    tex = "\n".join(line for line in tex.splitlines() if not line.lstrip().startswith("%"))
+    tex = tex.replace("\\[", " ").replace("\\]", " ")
+    tex = re.sub(r"\\num\{[^{}]*\}", " ", tex)
+    tex = re.sub(r"\\(label|ref|includegraphics|input)(\[[^\]]*\])?\{[^{}]*\}", " ", tex)
+    tex = re.sub(r"\\texttt\{(?:[^{}]|\{[^{}]*\})*\}", " ", tex)
+    tex = re.sub(r"S\[[^\]]*\]", "S", tex)  # siunitx column options (table-format=1.2e-3)
+    cell = r"[-+]?\d+(\.\d{1,8})?([eE][-+]?\d+)?"
+    return re.sub(rf"(^|&)\s*{cell}\s*(?=&|\\\\)", r"\1", tex, flags=re.M)
+
+
+def reader_problems(tex: str) -> list[str]:
+    """What in a .tex file reads like a log rather than a text for a reader (empty: nothing)."""
+    text = _strip_allowed(tex)
+    found = []
+    for name, pattern in READER_PATTERNS.items():
+        for m in re.finditer(pattern, text):
+            found.append(f"{name}: …{text[max(0, m.start() - 40):m.end() + 40]!r}…")
+            break
+    return found
+
+
+def default_run(tmp_path_factory) -> tuple[Path, str]:
+    """(folder, printed summary line) of ONE `relucheck run` of the default suite followed by
+    `relucheck report --appendix`, shared by the test files of a session through a marker file (the run takes
+    about a minute on two cores)."""
+    import contextlib
+    import io
+    import json as _json
+
+    from relucheck.proofs_checks.cli import main
+
+    out = tmp_path_factory.getbasetemp() / "default-run"
+    marker = out / "summary-line.json"
+    if not marker.exists():
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            code = main(["run", "--quiet", "--out", str(out)])
+        assert code in (0, 1, 3), buf.getvalue()
+        line = next(s for s in buf.getvalue().splitlines() if s.startswith("summary: "))[len("summary: "):]
+        assert main(["report", "--appendix", "--results", str(out / "results.json"), "--out", str(out)]) == 0
+        marker.write_text(_json.dumps(line))
+    import json as _json2
+
+    return out, _json2.loads(marker.read_text())
