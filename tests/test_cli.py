@@ -131,7 +131,7 @@ def test_flow_inconclusive_status_exits_3(tmp_path, capsys, monkeypatch):
     (["--times", "1,x"], "--times must be comma-separated numbers"),
     (["--times", "2,1"], "--times must be increasing, got 2.0 then 1.0"),
     (["--horizon", "2", "--times", "1,3"], "--times: 3.0 is beyond --horizon 2"),
-    (["--max-horizon", "-1"], "argument --max-horizon: must be an accelerated time in (0, 1e+06]"),
+    (["--max-horizon", "-1"], "--max-horizon: must be an accelerated time in (0, 1e+06]"),
 ])
 def test_flow_bad_options_exit_2(tmp_path, capsys, argv, message):
     path = _general_instance_file(tmp_path)

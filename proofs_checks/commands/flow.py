@@ -34,6 +34,17 @@ INCONCLUSIVE = 3  # the exit code of a command whose answer is inconclusive (REA
 PRECISION_ENGINE = "mpmath"
 
 
+def max_horizon_value(text: str) -> float:
+    """``--max-horizon``: the rule of ``--horizon`` (`proofs_checks.arguments.horizon`), as a bad-input error naming
+    the option, checked in `_run` (an argparse usage error would exit from inside `main`)."""
+    import argparse
+
+    try:
+        return horizon_value(text)
+    except argparse.ArgumentTypeError as exc:
+        raise RelucheckInputError(f"--max-horizon: {exc}") from None
+
+
 MAX_TIMES = 10**5  # each requested time is a sample kept in memory and printed: more is a typo, not a plan
 
 
@@ -258,6 +269,8 @@ def _run(args) -> int:
     from relucheck.numerics.instances import load_instance
     from relucheck.numerics.jsonable import to_jsonable
 
+    if args.max_horizon is not None:
+        args.max_horizon = max_horizon_value(args.max_horizon)
     instance = load_instance(args.instance)
     times = parse_times(args.times)
     check_cost(instance, args, times, memory_only=True)  # before anything of size n² is allocated
@@ -290,7 +303,7 @@ def register(sub) -> None:
     p.add_argument("--times", help="comma-separated accelerated times τ at which the trajectory is reported, e.g. 0.5,1,2")
     p.add_argument("--horizon", type=float, help="final accelerated time (default: Algorithm 1's last jump + 0.5 on "
                                                  "orthonormal data, else until the flow settles)")
-    p.add_argument("--max-horizon", type=horizon_value,
+    p.add_argument("--max-horizon",
                    help="without a horizon, stop by this accelerated time at the latest (default 100; at most the bound "
                         "of --horizon)")
     p.add_argument("--rtol", type=rtol, help="engine float64's relative tolerance (default 1e-10; every answer is "
