@@ -40,7 +40,7 @@ from scipy.integrate import solve_ivp
 from relucheck.numerics.budget import BudgetExceeded, run_with_budget
 
 from .ode_problem import OdeProblem, parse_problem, safe_parse  # noqa: F401 - parse_problem, safe_parse: public here too
-from .safe_expression import MAX_EXACT_DIGITS, MAX_FUNCTION_ARGUMENT
+from .safe_expression import MAX_EXACT_DIGITS, MAX_FUNCTION_ARGUMENT, magnitude
 
 DPS = 50
 ZERO_RELATIVE = 10.0 ** -(DPS - 20)  # an exact solution's residual: rounding at DPS digits, 20 lost to cancellation
@@ -60,14 +60,6 @@ def _digits(r: sp.Rational) -> float:
     """log10 of the larger of |numerator|, denominator (math.log10 takes big ints; str() refuses more than 4300
     digits)."""
     return math.log10(max(abs(r.p), r.q, 1))
-
-
-def _magnitude(value) -> float:
-    """|value| of a constant at 15 digits (inf beyond float64 or without a numeric value)."""
-    try:
-        return abs(complex(value.evalf(15)))
-    except (TypeError, ValueError, ArithmeticError):
-        return math.inf
 
 
 def _float(r: sp.Rational) -> sp.Float:
@@ -131,7 +123,7 @@ def substitute(expr, mapping: dict) -> tuple[sp.Expr, bool]:
             if abs(power) * _digits(base) > MAX_EXACT_DIGITS:  # the digits of base**power
                 rounded = True
                 return _float(base) ** power
-        if e.func in _REDUCING and args[0].is_number and not _magnitude(args[0]) <= MAX_FUNCTION_ARGUMENT:
+        if e.func in _REDUCING and args[0].is_number and not magnitude(args[0]) <= MAX_FUNCTION_ARGUMENT:
             raise BeyondRange(f"{_REDUCING[e.func]} of a constant beyond {MAX_FUNCTION_ARGUMENT:g}")
         return e.func(*args)
 

@@ -190,7 +190,7 @@ def _digits(n: int) -> int:
     return int((abs(n).bit_length() - 1) * _LOG10_2) + 1 if n else 1
 
 
-def _magnitude(value) -> float:
+def magnitude(value) -> float:
     """|value| of a constant at 15 digits (inf beyond float64); cheap when its functions' arguments are moderate."""
     try:
         return abs(complex(value.evalf(15)))
@@ -301,7 +301,7 @@ class _Builder:
 
     def moderate(self, value, what: str) -> None:
         """Refuse a constant ``value`` of magnitude beyond MAX_FUNCTION_ARGUMENT (see there); symbols pass."""
-        if value.is_number and not _magnitude(value) <= MAX_FUNCTION_ARGUMENT:
+        if value.is_number and not magnitude(value) <= MAX_FUNCTION_ARGUMENT:
             self.fail(f"{what} is a constant beyond {MAX_FUNCTION_ARGUMENT:g} in absolute value in {self.text[:80]!r}")
 
     def apply(self, operation, *args):
