@@ -210,7 +210,7 @@ class _Run:
         """Samples at the requested times inside the last step (they are popped in order), then the step end."""
         st = self.stepper
         t = st.t
-        while self.save_at and self.save_at[0] <= t:
+        while self.save_at and self.save_at[0] <= float(t):  # (an mpmath t a hair below a float horizon counts as there)
             ts = self.save_at.pop(0)
             self.samples.append((ts, *st.sample(ts, self.params)))
         view = self.last_view = st.view()
