@@ -68,7 +68,10 @@ def _draw(out: Path, sizes, stats) -> list[Path]:
     ax.set_yscale("log")
     ax.set_xlabel("sample size $n$")
     ax.set_ylabel("squared norm")
-    fig.legend(loc="outside lower center", ncol=2, columnspacing=1.0, handlelength=1.6)
+    handles, labels = ax.get_legend_handles_labels()  # lines come before error-bar containers: guide last
+    order = sorted(range(len(labels)), key=lambda i: labels[i].startswith(r"$\propto"))
+    fig.legend([handles[i] for i in order], [labels[i] for i in order], loc="outside lower center", ncol=2,
+               columnspacing=1.0, handlelength=1.6)
     caption = (f"Paper C, Figure 5 analogue: squared parameter norm against n (log–log) in the λ → 0 limit, learned "
                f"‖θ_∞‖² = 2Σ_k‖y_{{S_k}}‖ by Algorithm 1 (no training) and minimum ‖θ*‖² = 2(‖y_+‖ + ‖y_−‖); mean with "
                f"min/max bars over {FIG5_SEEDS} seeds; d = n, x = identity, y ~ N(0, I_n), "

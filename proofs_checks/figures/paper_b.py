@@ -4,7 +4,7 @@
   ρ_0 = 1 where the paper's (67)/(69) are exact), plus a panel comparing the paper's and the exact
   closed form at ρ_0 = 0.3 (the finding of docs/paper_b.md).
 * Figure 3: P̂(convergence) against n at fixed d (Exp. 1.0), with Clopper–Pearson intervals and the
-  measured 50% threshold.
+  measured 50 % threshold.
 * Figures 4 and 5: the threshold N(d, p) against d (p = 30) and against p (fixed d).
 * Figure 6: the asymptotic local-PL measures on orthogonal data against n, log–log, with slopes.
 
@@ -170,8 +170,8 @@ def figure3(out: Path, seed: int, cfg: dict) -> list[Path]:
     table = [[n, r["point"]["p"], f"{a}/{b}", f"[{lo:.2f}, {hi:.2f}]", r["result"]["loss_trend"]]
              for n, r, a, b, (lo, hi) in zip(ns, rows, k, N, ci, strict=False)]
     return paths + write_table(["n", "p", "converged", "95% CI", "loss trend"], table, out / "fig3_probability",
-                               caption=f"Paper B, Figure 3: probability of convergence at d = {d}; 50% threshold "
-                                       f"{'%.0f' % thr if thr else 'not crossed'}")
+                               caption=f"Paper B, Figure 3: probability of convergence at d = {d}; "
+                                       + (f"50 % crossing at n ≈ {thr:.0f}" if thr else "the 50 % level is not crossed"))
 
 
 def _threshold_curve(out, name, seed, grid):
@@ -185,6 +185,12 @@ def _threshold_curve(out, name, seed, grid):
     return result
 
 
+def _affine(fit, slope_digits: int, intercept_digits: int, minus: str = "-") -> str:
+    """``a d + b`` or ``a d − b`` (``minus``: "-" in mathtext, "−" in text) of a degree-1 polyfit."""
+    a, b = fit
+    return f"{a:.{slope_digits}f} d {'+' if b >= 0 else minus} {abs(b):.{intercept_digits}f}"
+
+
 def figure4(out: Path, seed: int, cfg: dict) -> list[Path]:
     p = cfg["p"]
     grid = [(d, p, [m * d for m in cfg["n_per_d"]], cfg["runs"]) for d in cfg["d"]]
@@ -195,13 +201,13 @@ def figure4(out: Path, seed: int, cfg: dict) -> list[Path]:
     ax.plot(ds, Ns, "o-", label="measured $N(d, p)$")
     fit = np.polyfit(ds, Ns, 1) if len(ds) >= 2 else None
     if fit is not None:
-        ax.plot(ds, np.polyval(fit, ds), ":", label=f"affine fit ${fit[0]:.1f}\\,d {fit[1]:+.0f}$")
+        ax.plot(ds, np.polyval(fit, ds), ":", label="affine fit $" + _affine(fit, 1, 0).replace(" d", r"\,d") + "$")
     ax.set_xlabel("input dimension $d$")
     ax.set_ylabel("threshold $N$")
     ax.legend()
     caption = (f"Paper B, Figure 4 regenerated: the convergence threshold N(d, p) (50 % crossing of the estimated "
                f"probability of convergence) against d at width p = {p}, {cfg['runs']} runs per point"
-               + (f", with the affine fit N = {fit[0]:.2f} d {fit[1]:+.1f}" if fit is not None else "") + ".")
+               + (f", with the affine fit N = {_affine(fit, 2, 1, minus='−')}" if fit is not None else "") + ".")
     data = {"d": ds, "p": [p] * len(ds), "threshold_N": Ns}
     if fit is not None:
         data["affine_fit_N"] = list(np.polyval(fit, ds))
@@ -209,7 +215,7 @@ def figure4(out: Path, seed: int, cfg: dict) -> list[Path]:
     rows = [[d, pp, "not crossed" if N is None else N] for d, pp, N, _ in res]
     return paths + write_table(["d", "p", "N (50% crossing)"], rows, out / "fig4_threshold_vs_d",
                                caption="Paper B, Figure 4: convergence threshold against d" +
-                                       (f"; affine fit N = {fit[0]:.2f} d + {fit[1]:.1f}" if fit is not None else ""))
+                                       (f"; affine fit N = {_affine(fit, 2, 1, minus='−')}" if fit is not None else ""))
 
 
 def figure5(out: Path, seed: int, cfg: dict) -> list[Path]:
