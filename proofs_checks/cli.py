@@ -128,7 +128,8 @@ def _run_locked(args, checks, out) -> int:
         if journal.note:
             print(journal.note, file=sys.stderr)
     else:
-        journal.refuse_existing(f"--out {args.out}")
+        if journal.refuse_unfinished(f"--out {args.out}"):
+            print(f"relucheck: note: replacing the finished run's journal in {args.out}", file=sys.stderr)
         done = {}
     if journal.run_id is None:
         journal.start(params)

@@ -25,9 +25,10 @@ a LAST line without its newline is the line a kill cut (`numerics.durable_files`
 one line (`Journal.note`), dropped from the file by ``--resume``, and its record runs again.
 
 **Who writes.** `relucheck run` holds DIR's lock (`proofs_checks.out_lock`) from before the journal is read until
-the reports are written, so two runs never write one journal. Without ``--resume`` a run starts a new journal
-and refuses a folder that already holds one (exit 2: ``--resume`` with that run's options continues it; another
-``--out``, or deleting the journal, starts over): a run never replaces another run's records silently.
+the reports are written, so two runs never write one journal. Without ``--resume`` a run starts a new journal:
+it replaces the journal of a finished run and refuses a folder holding an unfinished one (exit 2: ``--resume`` with
+that run's options continues it; another
+``--out``, or deleting the journal, starts over): a run never throws away an unfinished run's records.
 ``--resume`` continues the journal when its header's parameters equal the run's (suite, pattern, seed,
 ``--mutate``, ``--with-builtin``, code, users' check files; otherwise exit 2 naming each difference), runs only
 the missing records, and starts a new journal when DIR has none. The reports are regenerated from the journal.
@@ -301,18 +302,27 @@ class Journal:
         self.run_id = contents.run_id
         return contents.records
 
-    def refuse_existing(self, shown: str) -> None:
-        """A run without ``--resume`` never replaces a journal: exit 2 naming it, how to continue or start over."""
+    def refuse_unfinished(self, shown: str) -> bool:
+        """A run without ``--resume`` never throws away unfinished work: a journal whose run did not produce all
+        its records (interrupted, killed), or that is not a valid journal, is exit 2 naming it and how to continue
+        or start over. The journal of a finished run is replaced, as its reports are (True: there was one)."""
         if not self.exists():
-            return
+            return False
         try:
             contents = self.load()
+        except RelucheckInputError:
+            contents = None
+        if contents is not None and contents.cut_line is None and contents.sessions:
+            last = contents.sessions[-1]
+            if len(contents.records) == last["to_run"] + last["already"]:
+                return True  # finished: everything it computed is in its reports, which this run replaces
+        if contents is None:
+            what, hint = ", not a valid journal", ""
+        else:
             p = contents.parameters
-            what = (f": suite {p.get('suite')}, --only {p.get('only')}, seed {p.get('seed')}"
+            what = (f": an unfinished run, suite {p.get('suite')}, --only {p.get('only')}, seed {p.get('seed')}"
                     f"{', --mutate' if p.get('mutate') else ''}, {len(contents.records)} records")
             hint = "`relucheck run --resume` with that run's options continues it; "
-        except RelucheckInputError:
-            what, hint = ", not a valid journal", ""
         raise RelucheckInputError(f"{shown}: holds the journal of another run ({self.path}{what}); {hint}to start a new "
                                   f"run delete {self.path} or choose another --out")
 

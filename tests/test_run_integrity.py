@@ -180,25 +180,41 @@ def test_a_lock_taken_twice_in_one_process_conflicts_and_is_released_after_the_r
         pass
 
 
-# -- a journal is never replaced, and is trusted only after every line validated ----------------------------
+# -- unfinished work is never replaced, and a journal is trusted only after every line validated ------------
 
-def test_seeds_0_then_1_on_one_folder_refuse_and_keep_the_first_run(complete_run, capsys):
+def _unfinish(out: Path) -> list[dict]:
+    """Drop the journal's last record line, as if the run had been interrupted before it: the rows kept."""
+    rows = _lines(out)
+    del rows[max(k for k, r in enumerate(rows) if r["kind"] == "record")]
+    _write_lines(out, rows)
+    return rows
+
+
+def test_seeds_0_then_1_on_an_unfinished_run_refuse_and_keep_it(complete_run, capsys):
+    _unfinish(complete_run)
     journal, results = (complete_run / JOURNAL_NAME).read_bytes(), (complete_run / "results.json").read_bytes()
     assert main(_run_args(complete_run, "--seed", "1")) == 2
     err = capsys.readouterr().err
-    assert f"--out {complete_run}: holds the journal of another run" in err and "seed 0, --mutate, 4 records" in err
+    assert f"--out {complete_run}: holds the journal of another run" in err
+    assert "an unfinished run" in err and "seed 0, --mutate, 3 records" in err
     assert "--resume" in err and "delete" in err and "another --out" in err
     assert main(_run_args(complete_run, "--seed", "1", "--resume")) == 2
     assert "seed 0 in the journal, 1 now" in capsys.readouterr().err
     assert (complete_run / JOURNAL_NAME).read_bytes() == journal
     assert (complete_run / "results.json").read_bytes() == results
     assert main(_run_args(complete_run, "--resume")) == 0
-    assert "ran 0 of 4 records (4 already in the journal)" in capsys.readouterr().out
+    assert "ran 1 of 4 records (3 already in the journal)" in capsys.readouterr().out
 
 
-def test_the_same_run_again_without_resume_is_refused_too(complete_run, capsys):
-    assert main(_run_args(complete_run)) == 2
-    assert "holds the journal of another run" in capsys.readouterr().err
+def test_a_finished_run_is_replaced_by_the_next_run_with_a_note(complete_run, capsys):
+    first = _lines(complete_run)[0]["run_id"]
+    assert main(_run_args(complete_run, "--seed", "1")) == 0
+    captured = capsys.readouterr()
+    assert f"replacing the finished run's journal in {complete_run}" in captured.err
+    assert "ran 4 of 4 records" in captured.out
+    rows = _lines(complete_run)
+    assert rows[0]["run_id"] != first and rows[0]["parameters"]["seed"] == 1
+    assert {r["record"]["seed"] for r in rows if r["kind"] == "record"} == {1}
 
 
 @pytest.mark.parametrize("where", ["middle", "last"])
