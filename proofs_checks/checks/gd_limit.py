@@ -3,11 +3,14 @@
 The papers' subgradient flow (the Clarke subdifferential of C Definition 1, A eq. 1, B Remark C.2) is what
 full-batch gradient descent tends to as its step shrinks. On drawn non-orthogonal instances with mixed signs at
 λ = 1e-10, where neurons slide on one and on several kinks at once, the "float64" flow's loss curve is compared with
-the "gd" engine at steps η and η/4. GD's error is first order in η, so GD(η/4) − flow ≈ (GD(η) − GD(η/4))/3; the
-check measures r = max|GD(η/4) − flow| / max|GD(η) − GD(η/4)| and verifies r ≤ 0.6 (1/3 predicted; 0.6 leaves
-room for the higher-order terms: the measured ratios over 40 draws lie in 0.30–0.54), with an absolute floor for
-draws where nothing moves. The mutant is the flow of labels scaled by 1.01: a flow off GD's limit. A second check
-(full suite) does the same at λ = 1e-40 through every jump and plateau of the draws.
+the "gd" engine at steps η and η/4, η derived from each draw (below its stability limit, and small enough that GD
+jumps with the flow's neurons: `_step_pair`; a fixed η made the verdict depend on the seed, issue 20). GD's error
+is first order in η, so GD(η/4) − flow ≈ (GD(η) − GD(η/4))/3; the check measures
+r = max|GD(η/4) − flow| / max|GD(η) − GD(η/4)| and verifies r ≤ 0.6 (1/3 predicted; 0.6 leaves room for the
+higher-order terms: the measured ratios over 40 draws lie in 0.30–0.54, over the 105 draws of seeds 0–20 in
+0.32–0.37), with an absolute floor for draws where nothing moves. The mutant is the flow of labels scaled by 1.01:
+a flow off GD's limit. A second check (full suite) does the same at λ = 1e-40 through every jump and plateau of
+the draws.
 
 A third (full suite) does it at λ = 1e-1000, where raw float64 cannot hold the initialization (λ² underflows) and the
 "gd" engine runs in log-scale form θ_j = e^{ρ_j} φ_j: the same GD iterates. There GD needs ln(1/λ) = 2303 steps of η
@@ -30,7 +33,7 @@ from relucheck.testing.strategies import random_general_instance
 from ..registry import Context, check
 from ..result import Outcome, Status
 
-LAMBDA, HORIZON, STEP = "1e-10", 5.0, 0.04  # GD steps STEP and STEP/4 in t
+LAMBDA, HORIZON, STEP = "1e-10", 5.0, 0.04  # the top GD step η (t units); the draw may need a smaller one (below)
 FIRST_ORDER_RATIO = 0.6
 DRAWS = ((6, 3, 5), (6, 3, 5), (8, 4, 4), (8, 4, 4), (12, 5, 6))  # (n, d, m) of the drawn instances
 # λ = 1e-40 through the whole run (τ ≤ 30: every jump and plateau of these draws). GD needs 92× more steps per unit
@@ -38,41 +41,98 @@ DRAWS = ((6, 3, 5), (6, 3, 5), (8, 4, 4), (8, 4, 4), (12, 5, 6))  # (n, d, m) of
 # 0.08 / 0.02 they were 0.34–0.97). Draw 4 is left out: float64 reports PRECISION on it at 1e-40.
 SMALL_LAMBDA, SMALL_HORIZON, SMALL_STEP, SMALL_DRAWS = "1e-40", 30.0, 0.02, DRAWS[:4]
 REASON = ("GD's error is first order in its step: max|GD(η/4) − flow| ≈ max|GD(η) − GD(η/4)|/3; 0.6 leaves room for "
-          "higher-order terms (measured 0.30–0.54 over 40 draws at λ = 1e-10)")
+          "higher-order terms (measured 0.30–0.54 over 40 draws at λ = 1e-10); η is the largest step of the ladder "
+          "η₀/4^k with η·sharpness ≤ 0.2 at which GD(η) and GD(η/4) follow the flow's branch")
+# The step is derived from each draw (issue 20: at a fixed η = 0.04 the verdict depended on the seed; on seed 1, draw 0
+# GD at 0.04 and 0.01 let a neuron jump that the flow keeps small, GD at 0.0025 and 0.000625 follow the flow):
+# * stability: GD on a quadratic of curvature S is stable for η < 2/S, and its per-unit-time error relative to the
+#   flow is ≈ ηS/2 (1 − ηS against e^{−ηS}); η·S ≤ STABILITY_PRODUCT keeps that at 10 %, inside the first-order
+#   regime. S is bounded along the flow's samples by `sharpness_bound`;
+# * branch: the first-order law holds only once GD makes the flow's discrete choices (which neurons jump: C Theorem 2's
+#   saddle-to-saddle sequence); the ladder descends by factors of 4 until GD(η) and GD(η/4) jump with the same
+#   neurons as the flow, at most LADDER_DEPTH times (then the smallest pair is judged: a flow that GD does not
+#   approach is refuted by the same law).
+STABILITY_PRODUCT, LADDER_DEPTH = 0.2, 3
+
+
+def sharpness_bound(X, y, a, W) -> float:
+    """An upper bound on the largest eigenvalue of ∇²L, L = 1/(2n) Σ r_i², on the activation pattern of (a, W).
+
+    ∇²L = (JᵀJ − Σ_i r_i ∇²h_i)/n with ∂h_i/∂a_j = σ(⟨w_j,x_i⟩), ∂h_i/∂w_j = a_j 1_ij x_i, so
+    λ_max(JᵀJ) = λ_max(K), K_ik = Σ_j σ_ij σ_kj + a_j² 1_ij 1_kj ⟨x_i,x_k⟩ (n×n); ∇²h_i couples only a_j with w_j
+    (block [[0, 1_ij x_iᵀ], [1_ij x_i, 0]], eigenvalues ±‖1_ij x_i‖), so ‖Σ_i r_i ∇²h_i‖ = max_j ‖Σ_i r_i 1_ij x_i‖
+    (the blocks are diagonal across neurons), and λ_max(∇²L) ≤ (λ_max(K) + max_j ‖Σ_i r_i 1_ij x_i‖)/n.
+    """
+    Z = X @ W.T
+    active, relu = Z > 0, np.maximum(Z, 0.0)
+    K = relu @ relu.T + ((active * a**2) @ active.T) * (X @ X.T)
+    r = y - relu @ a
+    curvature = np.linalg.norm((active * r[:, None]).T @ X, axis=1).max()
+    return float((np.linalg.eigvalsh(K)[-1] + curvature) / len(y))
+
+
+def _jumped(result) -> list[int]:
+    """The neurons that jump within the run (C Theorem 2's sequence, as a set: simultaneous jumps come in any order)."""
+    return sorted({jp.neuron for jp in result.jumps})
 
 
 def _curves(instance, labels, times, lam, horizon):
     problem = FlowProblem(instance.inputs, labels, Init.balanced(instance.directions, instance.signs, lam),
                           horizon=horizon, save_at=times)
-    return solve(problem, "float64")
+    return solve(problem, "float64", save_params=True)
+
+
+def _step_pair(ctx: Context, k: int, base, flow, labels, top: float) -> tuple:
+    """(η, GD(η), GD(η/4), stability limit 2/S, whether both follow the flow's branch) for draw k (see above)."""
+    traj = flow.trajectory
+    sharpness = max(sharpness_bound(base.inputs, labels, a, W) for a, W in zip(traj.a, traj.W))
+    eta = top
+    while eta * sharpness > STABILITY_PRODUCT:
+        eta /= 4
+    ladder = [eta / 4**i for i in range(LADDER_DEPTH + 1)]
+    runs = [ctx.cached(("gd", k, h), lambda h=h: solve(base, "gd", step=h)) for h in ladder[:2]]
+    branch = _jumped(flow)
+    for i in range(LADDER_DEPTH):
+        if i:
+            runs.append(ctx.cached(("gd", k, ladder[i + 1]), lambda h=ladder[i + 1]: solve(base, "gd", step=h)))
+        if _jumped(runs[i]) == branch and _jumped(runs[i + 1]) == branch:
+            return ladder[i], runs[i], runs[i + 1], 2 / sharpness, True
+    return ladder[-2], runs[-2], runs[-1], 2 / sharpness, False
 
 
 def _gd_limit(ctx: Context, lam: str, horizon: float, step: float, draws) -> Outcome:
-    """GD at steps η and η/4 against the flow's loss curve on the drawn instances (module docstring)."""
+    """GD at steps η and η/4 against the flow's loss curve on the drawn instances (module docstring); η per draw."""
     times = tuple(np.linspace(0.0, horizon, 61 if horizon <= 5 else 301))
     rows, worst, codimension = [], 0.0, 0
     for k, (n, d, m) in enumerate(draws):
         instance = random_general_instance(n, d, m, [ctx.seed, 71, k])
         base = FlowProblem.from_instance(instance, lam, horizon=horizon, save_at=times)
-        coarse, fine = (ctx.cached(("gd", k, h), lambda h=h, base=base: solve(base, "gd", step=h)) for h in (step, step / 4))
-        flow = ctx.cached(("flow", k, ctx.mutate), lambda instance=instance: _curves(
-            instance, instance.labels * (1.01 if ctx.mutate else 1.0), times, lam, horizon))
+        labels = instance.labels * (1.01 if ctx.mutate else 1.0)
+        flow = ctx.cached(("flow", k, ctx.mutate), lambda instance=instance, labels=labels: _curves(
+            instance, labels, times, lam, horizon))
         if not flow.success:
             return Outcome(Status.INCONCLUSIVE, FIRST_ORDER_RATIO, None, FIRST_ORDER_RATIO, "",
                            f"draw {k}: the flow did not succeed: {flow.message}")
+        eta, coarse, fine, stability, branch = _step_pair(ctx, k, base, flow, labels, step)
         law = float(np.abs(coarse.trajectory.loss - fine.trajectory.loss).max())
         gap = float(np.abs(fine.trajectory.loss - flow.trajectory.loss).max())
         floor = 1e-9 * max(1.0, float(np.abs(instance.labels).max()) ** 2)  # the flow's own error (rtol 1e-10)
         ratio = gap / law if law > floor else (0.0 if gap <= floor else np.inf)
         worst = max(worst, ratio)
         codimension = max(codimension, flow.stats["max_sliding_codimension"])
-        rows.append({"draw": [n, d, m], "gd_step_difference": law, "gd_to_flow": gap, "ratio": ratio,
+        rows.append({"draw": [n, d, m], "step": eta, "stability_limit": float(f"{stability:.6g}"),
+                     "same_branch": branch, "flow_jumped": _jumped(flow), "gd_jumped": _jumped(coarse),
+                     "gd_quarter_jumped": _jumped(fine), "gd_step_difference": law, "gd_to_flow": gap, "ratio": ratio,
                      "events": len(flow.events), "jumps": len(flow.jumps),
                      "sliding_codimension": flow.stats["max_sliding_codimension"]})
+    steps = sorted({row["step"] for row in rows})
+    off = [k for k, row in enumerate(rows) if not row["same_branch"]]
     out = Outcome(Status.VERIFIED if worst <= FIRST_ORDER_RATIO else Status.REFUTED, FIRST_ORDER_RATIO, worst,
                   FIRST_ORDER_RATIO, REASON,
                   f"worst ratio |GD(η/4) − flow| / |GD(η) − GD(η/4)| = {worst:.3f} over {len(draws)} draws "
-                  f"(η = {step}, λ = {lam}, τ ≤ {horizon:g}, most kinks slid on at once: {codimension})",
+                  f"(η = {', '.join(f'{h:g}' for h in steps)}, λ = {lam}, τ ≤ {horizon:g}, most kinks slid on at once: "
+                  f"{codimension})" + (f"; on draw(s) {off} GD down to η = {step / 4**LADDER_DEPTH:g} jumps with other "
+                                        "neurons than the flow" if off else ""),
                   details={"draws": rows})
     moving = sum(row["gd_step_difference"] > 1e-9 for row in rows)
     out.require(moving >= 3, f"only {moving} draws move within τ ≤ {horizon}: too little to test the limit")
