@@ -245,3 +245,19 @@ def test_the_checks_can_fail():
         plt.close(fig)
     assert info["outside"] == ["figure legend"]
     assert [v for v in info["plotted"] if v not in (1, 2, 3, 4)] == [5, 6]
+
+
+def test_latex_body_sizes_figures_relative_to_the_line(reports):
+    """The appendix's figures: width = rel_width × \\linewidth (half the line for a column figure of a one-column
+    preset, the whole line otherwise), so they print at their drawn size in that venue and fit in any other."""
+    from relucheck.proofs_checks.figures.index import latex_body
+
+    paths, _ = reports
+    for preset in PRESETS:
+        out = paths[preset]["b"][0].parent
+        index = load_index(out, "b")
+        body = latex_body(out, index)
+        for fig in index["figures"]:
+            expected = 0.5 if (fig["width"] == "column" and not style.get(preset).two_column) else 1.0
+            assert fig["rel_width"] == expected
+            assert re.search(rf"width={expected:g}\\linewidth\]{{[^}}]*{re.escape(fig['pdf'])}}}", body), fig["pdf"]

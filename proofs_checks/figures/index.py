@@ -28,11 +28,12 @@ def load_index(out, paper: str) -> dict | None:
 
 
 def latex_body(out, index: dict) -> str:
-    """The figures (at their printed size, captions below) and the tables (fragments inlined) of a paper."""
+    """The figures (``rel_width`` of the line: their printed size in the venue they were drawn for; an index written
+    before rel_width existed gives the natural size) and the tables (fragments inlined) of a paper."""
     parts = []
     for fig in index["figures"]:
         parts.append(latex.figure(fig["pdf"], fig["caption"], label=f"fig:{Path(fig['pdf']).stem}",
-                                  wide=fig["width"] == "full"))
+                                  wide=fig["width"] == "full", rel_width=fig.get("rel_width")))
     for name in index["tables"]:
         text = (Path(out) / name).read_text()
         parts.append("".join(line for line in text.splitlines(True) if not line.startswith("%")))
