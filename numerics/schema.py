@@ -14,11 +14,13 @@ and raises a `RelucheckInputError` at the first problem, naming the file, the fi
 * unknown keys are rejected with their names; free-form fields (``meta``) are bounded in depth.
 
 `read_json_file` refuses what is not a readable regular JSON file (missing, a directory, too large, not
-UTF-8, invalid JSON, NaN/Infinity constants, nesting deeper than Python's parser takes) with a message
-naming the file and its role.
+UTF-8, invalid JSON, NaN/Infinity constants, a key repeated in one object, a non-zero number that float64
+reads as 0, nesting deeper than Python's parser takes) with a message naming the file and its role.
+`naming` prefixes the same to errors found later in a file's content (a violated hypothesis).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -113,7 +115,10 @@ def _kind(value) -> str:
 
 
 def _short(x) -> str:
-    return f"{x:.6g}" if isinstance(x, float) or abs(x) >= 10**15 else str(x)
+    if isinstance(x, float) or abs(x) < 10**15:
+        return f"{x:.6g}" if isinstance(x, float) else str(x)
+    digits = str(abs(x))  # an int beyond float64's range has no float image; JSON's digit limit keeps str() cheap
+    return f"{'-' if x < 0 else ''}{digits[0]}.{digits[1:6]}e+{len(digits) - 1:02d}"
 
 
 class _Walk:
@@ -240,6 +245,31 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a JSON number (numbers must be finite)")
 
 
+class _Refused(ValueError):
+    """Valid JSON that would be read as something else than what it says (the message says what and why)."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _Refused(f"the key {key!r} appears twice in one object (JSON readers would silently keep only "
+                           "the last of its values)")
+        seen.add(key)
+    return dict(pairs)
+
+
+def _float(text: str) -> float:
+    """A JSON number with a fraction or exponent as float64; a non-zero literal that reads as 0 (below 4.9e-324)
+    is refused: its value would change silently (a label 1e-400 is not a zero label). Beyond float64's range it
+    reads as ±inf, which the schemas refuse as non-finite, naming the field."""
+    value = float(text)
+    if value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+        raise _Refused(f"the number {text[:40]} is below float64's smallest positive number 4.9e-324 (it would "
+                       "silently read as 0)")
+    return value
+
+
 def read_json_file(path, what: str = "instance"):
     """Parse a JSON file; anything that is not a readable regular JSON file is an error naming it and its role."""
     label = f"{what} file {path}"
@@ -260,7 +290,9 @@ def read_json_file(path, what: str = "instance"):
     except OSError as exc:
         raise RelucheckInputError(f"{label}: cannot be read ({exc.strerror or exc})") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_float, object_pairs_hook=_unique_keys)
+    except _Refused as exc:
+        raise RelucheckInputError(f"{label}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise RelucheckInputError(f"{label}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
@@ -268,6 +300,19 @@ def read_json_file(path, what: str = "instance"):
                                   f"{MAX_DEPTH} levels)") from None
     except ValueError as exc:  # NaN/Infinity constants, integer literals beyond Python's digit limit
         raise RelucheckInputError(f"{label}: not valid JSON ({exc})") from None
+
+
+@contextlib.contextmanager
+def naming(label: str):
+    """Inside: a `RelucheckInputError` (its subclass kept) whose message does not start with ``label`` gets it
+    prefixed, e.g. "instance file x.json: Assumption 4(ii) … violated" (every input error names its file)."""
+    try:
+        yield
+    except RelucheckInputError as exc:
+        message = exc.args[0] if exc.args else type(exc).__name__
+        if not str(message).startswith(label):
+            exc.args = (f"{label}: {message}",)
+        raise
 
 
 def load_json(path, schema, what: str):

@@ -11,6 +11,7 @@ import json
 import sys
 
 from relucheck.numerics.instances import load_instance
+from relucheck.numerics.schema import naming
 from relucheck.theory.limit_process import RATE_CONSTANT_NOTE, limit_process_of
 
 from ..report import fmt_number
@@ -45,7 +46,8 @@ def _print_table(result: dict, exact: bool) -> None:
 
 def _run(args) -> int:
     instance = load_instance(args.instance, orthonormal=True)
-    result = _exact_json(instance) if args.exact else limit_process_of(instance).to_json()
+    with naming(f"instance file {args.instance}"):  # Algorithm 1's hypotheses (Assumption 4) are the file's too
+        result = _exact_json(instance) if args.exact else limit_process_of(instance).to_json()
     for tie in result["ties"]:
         print(f"relucheck: warning: Assumption 4(ii) violated: tie between neurons {tie['neurons']} at jump "
               f"{tie['iteration']} (tau = {_value(tie['tau'])}); continuing with neuron {tie['neurons'][0]}",
