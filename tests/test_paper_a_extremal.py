@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.proofs_checks.cli import main
-from relucheck.theory.extremal_vectors import D_n, G_n, count_cells, cover_count, extremal_vectors
+from relucheck.theory.early_alignment import D_n, G_n
+from relucheck.theory.extremal_vectors import count_cells, cover_count, extremal_vectors
 from relucheck.theory.sup_deviation import sup_deviation_2d
 
 seeds = st.integers(0, 2**31 - 1)
@@ -168,3 +169,50 @@ def test_command_json_and_errors(tmp_path, capsys):
     assert main(["extremal-vectors", str(bad)]) == 2
     assert "field 'labels' is missing" in capsys.readouterr().err
     assert main(["extremal-vectors", str(tmp_path / "none.json")]) == 2
+
+
+def _data_file(tmp_path, n, d, seed=0):
+    X, y = _data(seed, n, d)
+    path = tmp_path / f"data_{n}_{d}.json"
+    path.write_text(json.dumps({"inputs": X.tolist(), "labels": y.tolist()}))
+    return path
+
+
+def test_command_refuses_a_request_estimated_beyond_its_budgets(tmp_path, capsys):
+    """The cost is estimated from n, d and the exponents before anything runs (issue 20: n = 300, d = 3 took 81 s and
+    2.3 GB without a word): beyond --budget or --memory the request is refused, naming the bound and the estimate."""
+    path = _data_file(tmp_path, 300, 3)  # estimated ≈ 9 s and ≈ 430 MB (theory.extremal_cost)
+    assert main(["extremal-vectors", str(path), "--budget", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"data file {path}: the exact enumeration is estimated at" in err
+    assert "beyond the time budget of 1 s (--budget" in err and "n = 300 points in d = 3" in err
+    assert main(["extremal-vectors", str(path), "--memory", "64"]) == 2
+    assert "beyond the memory budget of 64 MiB (--memory)" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # argparse: the shared validator of --budget
+        main(["extremal-vectors", str(path), "--budget", "-1"])
+    assert exited.value.code == 2 and "argument --budget: must be a number of seconds" in capsys.readouterr().err
+
+
+def _never_returns(X, y):
+    import time
+
+    time.sleep(600)
+
+
+def test_command_beyond_its_time_budget_is_inconclusive(tmp_path, capsys, monkeypatch):
+    """An enumeration that outruns --budget (here one that never returns) is stopped: exit 3, nothing on stdout."""
+    from relucheck.proofs_checks.commands import extremal_vectors as command
+
+    monkeypatch.setattr(command, "extremal_vectors", _never_returns)
+    path = _data_file(tmp_path, 6, 2)
+    assert main(["extremal-vectors", str(path), "--budget", "0.5", "--json"]) == 3
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"inconclusive (exit code 3): data file {path}" in err and "time budget of 0.5 s" in err
+
+
+def test_command_default_budget_is_a_minute():
+    from relucheck.proofs_checks.cli import build_parser
+
+    args = build_parser().parse_args(["extremal-vectors", "data.json"])
+    assert args.budget == 60.0 and args.memory == 2048

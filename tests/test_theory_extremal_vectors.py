@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from relucheck.numerics.errors import RelucheckInputError
+from relucheck.theory import early_alignment as ea
 from relucheck.theory import extremal_vectors as ev
 from relucheck.theory.sup_deviation import sup_deviation_2d
 
@@ -21,25 +22,25 @@ def exact(rows):
 
 def test_D_n_and_G_n_by_hand_with_a_tie():
     w = [1.0, 0.0]  # ⟨w, x_k⟩ = ±1: rows 0 and 1 active
-    np.testing.assert_allclose(ev.D_n(X4, Y4, w), [(1.3 + 0.7) / 4, (1.3 - 0.7) / 4], rtol=1e-15)
-    assert ev.G_n(X4, Y4, w) == pytest.approx((1.3 + 0.7) / 4, rel=1e-15)
+    np.testing.assert_allclose(ea.D_n(X4, Y4, w), [(1.3 + 0.7) / 4, (1.3 - 0.7) / 4], rtol=1e-15)
+    assert ea.G_n(X4, Y4, w) == pytest.approx((1.3 + 0.7) / 4, rel=1e-15)
     tie = [1.0, 1.0]  # ⟨w, x_1⟩ = ⟨w, x_2⟩ = 0: 1{· > 0} leaves them out
-    np.testing.assert_allclose(ev.D_n(X4, Y4, tie), [1.3 / 4, 1.3 / 4], rtol=1e-15)
-    assert ev.G_n(X4, Y4, tie) == pytest.approx(2 * 1.3 / 4, rel=1e-15)
+    np.testing.assert_allclose(ea.D_n(X4, Y4, tie), [1.3 / 4, 1.3 / 4], rtol=1e-15)
+    assert ea.G_n(X4, Y4, tie) == pytest.approx(2 * 1.3 / 4, rel=1e-15)
     # a batch of directions
     W = np.array([w, tie, [-1.0, 0.0]])
-    np.testing.assert_allclose(ev.D_n(X4, Y4, W)[2], [(0.9 + 1.4) / 4, (-0.9 + 1.4) / 4], rtol=1e-15)
-    np.testing.assert_allclose(ev.G_n(X4, Y4, W), [0.5, 0.65, (-0.9 - 1.4) / 4], rtol=1e-14)
+    np.testing.assert_allclose(ea.D_n(X4, Y4, W)[2], [(0.9 + 1.4) / 4, (-0.9 + 1.4) / 4], rtol=1e-15)
+    np.testing.assert_allclose(ea.G_n(X4, Y4, W), [0.5, 0.65, (-0.9 - 1.4) / 4], rtol=1e-14)
 
 
 @pytest.mark.parametrize("which", ["X", "y", "w"])
 def test_D_n_and_G_n_return_float64_for_exact_input(which):
     X, y, w = X4, Y4, [0.6, -0.8]
     args = {"X": (exact(X), y, w), "y": (X, exact(y), w), "w": (X, y, exact(w))}[which]
-    D, G = ev.D_n(*args), ev.G_n(*args)
+    D, G = ea.D_n(*args), ea.G_n(*args)
     assert D.dtype == np.float64 and np.asarray(G).dtype == np.float64
-    np.testing.assert_allclose(D, ev.D_n(X, y, w), rtol=1e-15)
-    assert G == pytest.approx(ev.G_n(X, y, w), rel=1e-15)
+    np.testing.assert_allclose(D, ea.D_n(X, y, w), rtol=1e-15)
+    assert G == pytest.approx(ea.G_n(X, y, w), rel=1e-15)
 
 
 def sup_by_definition(X, y, target):
@@ -49,7 +50,7 @@ def sup_by_definition(X, y, target):
     cuts = np.sort(np.mod(np.concatenate([phi - np.pi / 2, phi + np.pi / 2]), 2 * np.pi))
     mids = (cuts + np.roll(cuts, -1) + np.r_[np.zeros(len(cuts) - 1), 2 * np.pi]) / 2
     W = np.stack([np.cos(mids), np.sin(mids)], 1)
-    return float(np.max(np.linalg.norm(ev.D_n(X, y, W) - np.asarray(target, float), axis=1)))
+    return float(np.max(np.linalg.norm(ea.D_n(X, y, W) - np.asarray(target, float), axis=1)))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -277,3 +278,60 @@ def test_extremal_vector_face_matches_the_rank_of_the_tied_inputs():
     X2 = np.array([[1, 0], [0, 1], [-1, 1], [1, 1], [2, -1]], float)
     res2 = ev.extremal_vectors(X2, np.array([1, -2, 1, -1, 2], float))
     assert res2 and all(e.face == ("vertex" if e.ties else "cell") for e in res2)
+
+
+def test_floats_per_row_divide_each_row_by_its_own_power_of_two():
+    got = ev._floats([[3, -6], [0, 1], [2**1500, 1]], 2, per_row=True)
+    assert got.tolist() == [[0.375, -0.75], [0.0, 0.5], [0.5, 0.0]]
+    # without per_row the row (0, 1) is divided by 2^1501 too and underflows to 0
+    assert ev._floats([[0, 1], [2**1500, 1]], 2).tolist() == [[0.0, 0.0], [0.5, 0.0]]
+
+
+class _CountingRows(list):
+    reads = 0
+
+    def __getitem__(self, i):
+        type(self).reads += 1
+        return super().__getitem__(i)
+
+
+def test_mixed_exponent_rows_are_decided_by_the_float_filter():
+    """Rows at scales 1e-200 … 1e200 (issue 20: one common scale made the small rows underflow, and their signs went
+    to the exact path): with each row scaled by its own power of two only the exact ties go exact."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((12, 3)) * 10.0 ** rng.integers(-200, 201, size=(12, 1))
+    arr = ev._Arrangement(X, rng.standard_normal(12))
+    verts = arr.vertices()
+    _CountingRows.reads = 0
+    pats = arr._filtered(ev._floats(verts, 3, per_row=True), _CountingRows(verts))
+    exact = [[ev._sign(ev._dot(v, x)) for x in arr.X] for v in verts]
+    assert pats.tolist() == exact
+    assert _CountingRows.reads == sum(row.count(0) for row in exact) == 2 * len(verts)
+
+
+@pytest.mark.parametrize("n, d, spread", [(40, 3, 0), (30, 3, 150), (300, 2, 150)])
+def test_blocks_of_any_size_give_the_same_vectors(monkeypatch, n, d, spread):
+    """The float work arrays go by blocks of BLOCK entries (memory: 2.3 GB at n = 300, d = 3 without them); blocks of
+    one row each, or of a few rows that do not divide the count, give exactly the same vectors."""
+    rng = np.random.default_rng(n + d)
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-spread, spread + 1, size=(n, d))
+    y = rng.standard_normal(n) * 10.0 ** rng.integers(-spread, spread + 1, size=n)
+    reference = [(e.exact, e.type, e.face, e.ties) for e in ev.extremal_vectors(X, y)]
+    for block in (1, 7 * n + 3):
+        monkeypatch.setattr(ev._Arrangement, "BLOCK", block)
+        assert [(e.exact, e.type, e.face, e.ties) for e in ev.extremal_vectors(X, y)] == reference
+
+
+def test_cost_estimate_follows_the_vertices_and_the_data_exponents():
+    from relucheck.theory.extremal_cost import estimate
+
+    rng = np.random.default_rng(0)
+    X3, y3 = rng.standard_normal((100, 3)), rng.standard_normal(100)
+    base = estimate(X3, y3)
+    assert base.vertices == 100 * 99 and base.words < 3
+    assert estimate(X3 * 2.0**300, y3 * 2.0**-200) == base  # one power of two per array: the same integers
+    assert estimate(np.vstack([X3, X3]), np.concatenate([y3, y3])).seconds > 4 * base.seconds  # n(n − 1) vertices × n data
+    mixed = estimate(X3 * 10.0 ** rng.integers(-150, 151, size=(100, 3)), y3)
+    assert mixed.words > 17 and mixed.seconds > 2 * base.seconds and mixed.bytes > base.bytes
+    assert estimate(X3[:, :2], y3).vertices == 200  # d = 2: the points ±x_k^⊥
+    assert estimate(np.zeros((5, 3)), np.zeros(5)).seconds == 0  # no direction, no vertex

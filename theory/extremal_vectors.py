@@ -1,4 +1,5 @@
-"""Early-alignment objects of paper A: D_n(w), G_n, and the extremal vectors of finite data.
+"""The extremal vectors of finite data (paper A Definition 2.1), exactly; D_n and G_n in float64 are in
+`theory.early_alignment`.
 
 Paper A eq. (5) and Definition 2.1 (v1 Definition 1), spec A §1.5–§1.6, §5.0:
 
@@ -25,11 +26,9 @@ in d = 3 has no vertex: its cells are the two half-spaces ±⟨x_1, w⟩ > 0).
 Arithmetic: the inputs are float64, hence dyadic rationals; they are scaled by one power of two to
 exact Python integers and every predicate (activation signs, ties, zonotope membership, parallelism)
 is evaluated in exact integer arithmetic, so there is no tolerance and no misclassified tie. The
-reported vectors are rounded to float64 only at the end. Cost: O(n³) integer operations for d = 3
-(fine up to n ≈ 100 at ~seconds, n = 300 takes minutes) and O(n²) for d = 2.
-
-Limits for larger d: faces of dimension 1 … d−2 need the same zonotope test on every face of the
-arrangement, which has Θ(n^{d−1}) faces (Cover's count, eq. 12); this module raises for d ≥ 4.
+reported vectors are rounded to float64 only at the end. Cost: Θ(n^{d−1}) faces (Cover's count, eq. 12),
+each with an O(n) pattern, by blocks of float work arrays; `theory.extremal_cost` estimates it. Larger d
+would need the zonotope test on faces of every dimension 1 … d−2: this module raises for d ≥ 4.
 """
 from __future__ import annotations
 
@@ -42,23 +41,9 @@ import mpmath
 import numpy as np
 
 from relucheck.numerics.errors import RelucheckInputError
+from relucheck.theory.early_alignment import D_n, G_n  # noqa: F401 (their former home: tests/test_theory_sup_deviation.py)
 
 
-# -- D_n, G_n (float64, any d) ---------------------------------------------------------------------
-def D_n(X, y, w) -> np.ndarray:
-    """D_n(w) = (1/n) Σ_k 1{⟨w,x_k⟩>0} y_k x_k (A eq. 4 at θ = 0); w may be (d,) or a batch (p, d)."""
-    X, y, w = np.asarray(X, float), np.asarray(y, float), np.asarray(w, float)
-    act = (w @ X.T) > 0
-    return (act * y) @ X / len(y)
-
-
-def G_n(X, y, w) -> np.ndarray:
-    """G_n(w) = (1/n) Σ_k y_k σ(⟨w,x_k⟩) (A eq. 5); w may be (d,) or a batch (p, d)."""
-    X, y, w = np.asarray(X, float), np.asarray(y, float), np.asarray(w, float)
-    return np.maximum(w @ X.T, 0) @ y / len(y)
-
-
-# -- exact integer representation ------------------------------------------------------------------
 def _to_int(values: np.ndarray) -> tuple[np.ndarray, int]:
     """Exact integers N without a common factor 2 and a shift s (of either sign) with values = N · 2^{−s}.
 
@@ -78,16 +63,17 @@ def _twos(p: int) -> int:
     return (p ^ (p - 1)).bit_length() - 1  # p ^ (p − 1) = 2^(v+1) − 1 for p = 2^v · odd (either sign)
 
 
-def _floats(rows, d: int) -> np.ndarray:
-    """Float images of integer rows, all divided by one power of two 2^E (E = the largest bit length).
-
-    Nothing overflows whatever the integers' size; each entry is correctly rounded (Python's int / int),
-    hence exact for the ≤ 53-bit integers of the data, with an absolute error ≤ 2^-1075 only where an entry
-    is below 2^-1022 times the largest. Signs of dot products do not change under the common positive scale.
+def _floats(rows, d: int, per_row: bool = False) -> np.ndarray:
+    """Float images of integer rows, all divided by one power of two 2^E (E = the largest bit length), or with
+    ``per_row`` each by its own (signs of ⟨w, x⟩ do not change; rows of mixed exponents 1e-150 … 1e150 stay in range).
+    Nothing overflows; each entry is correctly rounded (Python's int / int), hence exact for the ≤ 53-bit integers
+    of the data, with an absolute error ≤ 2^-1075 only where it is below 2^-1022 times its row's (all rows') largest.
     """
-    flat = [int(c) for row in rows for c in row]
-    top = 1 << max((c.bit_length() for c in flat), default=0)  # pragma: no mutate (default: no rows, nothing to divide)
-    return np.array([c / top for c in flat]).reshape(len(rows), d)
+    rows = [[int(c) for c in row] for row in rows]
+    tops = [1 << max((c.bit_length() for c in row), default=0) for row in rows]  # pragma: no mutate (a zero row: 0/top)
+    if not per_row:
+        tops = [max(tops, default=1)] * len(rows)  # pragma: no mutate (default: no rows, nothing to divide)
+    return np.array([c / top for row, top in zip(rows, tops) for c in row]).reshape(len(rows), d)
 
 
 def _decimal(value: Fraction, digits: int) -> str:
@@ -183,20 +169,20 @@ class _Arrangement:
     """
 
     SAFETY = 4.0
+    BLOCK = 2**18  # float entries per block of candidate rows × data (2 MiB per work array)
 
     def __init__(self, X: np.ndarray, y: np.ndarray):
         self.n, self.d = X.shape
         Xi, self.sx = _to_int(X)
         yi, self.sy = _to_int(y)
         self.X = [tuple(row) for row in Xi]
-        self.Xf = _floats(self.X, self.d)  # x · 2^sx / 2^E: exact (see _floats)
+        self.Xf = _floats(self.X, self.d, per_row=True)  # x_k · 2^sx / 2^E_k: exact, signs of ⟨c, x_k⟩ kept
         self.absXf = np.abs(self.Xf)
         self.yx = [tuple(yk * c for c in row) for yk, row in zip(yi, Xi)]  # y_k x_k · 2^{sx+sy}
         self.yx_obj = np.array(self.yx, dtype=object).reshape(self.n, self.d)
         self.YXf = _floats(self.yx, self.d)
         self.nonzero = np.array([any(x) for x in self.X])
 
-    # -- exact helpers ---------------------------------------------------------------------------
     def pattern(self, w) -> np.ndarray:
         """sign⟨w, x_k⟩ (int8, length n) for an integer vector w, exactly (filtered)."""
         return self._filtered(_floats([w], self.d), [w])[0]
@@ -207,14 +193,25 @@ class _Arrangement:
         val = Cf @ self.Xf.T
         return val, self.SAFETY * (errC @ self.absXf.T + (self.d + 2) * U * (np.abs(Cf) @ self.absXf.T)) + 1e-300
 
+    def _blocks(self, rows: int):
+        """Slices of at most BLOCK entries of a (rows × n) float array: the work arrays stay megabytes at any n."""
+        step = max(1, self.BLOCK // self.n)
+        return [slice(lo, lo + step) for lo in range(0, rows, step)]
+
     def _filtered(self, Wf, exact_rows) -> np.ndarray:
         """Signs of Wf @ Xfᵀ, Wf the exact float images of integer rows (``exact_rows`` gives them lazily)."""
-        val, bound = self._dots(Wf, np.zeros_like(Wf))
-        out = np.sign(val).astype(np.int8)
-        # pragma below: at |val| = bound (> 4× the error) the float sign is right too, so < and ≤ agree
-        for i, k in zip(*np.nonzero(np.abs(val) <= bound)):  # pragma: no mutate
-            out[i, k] = _sign(_dot(exact_rows[i], self.X[k]))
+        out = np.empty((len(Wf), self.n), dtype=np.int8)
+        for b in self._blocks(len(Wf)):
+            val, bound = self._dots(Wf[b], np.zeros_like(Wf[b]))
+            out[b] = np.sign(val)
+            # pragma below: at |val| = bound (> 4× the error) the float sign is right too, so < and ≤ agree
+            for i, k in zip(*np.nonzero(np.abs(val) <= bound)):  # pragma: no mutate
+                out[b.start + i, k] = _sign(_dot(exact_rows[b.start + i], self.X[k]))
         return out
+
+    def sums(self, A, err_sum: float) -> tuple[np.ndarray, np.ndarray]:
+        """Σ_{k active} y_k x_k as floats per row of the boolean A, and their error bound; by blocks (A @ YXf copies A)."""
+        return tuple(np.vstack([A[b] @ F for b in self._blocks(len(A))]) for F in (self.YXf, err_sum * np.abs(self.YXf)))
 
     def D_of(self, active) -> tuple:
         """Σ_{k active} y_k x_k (scaled integers); ``active`` is a boolean mask of length n (none active: 0)."""
@@ -276,11 +273,10 @@ class _Arrangement:
         vec = np.array([_nearest_float(c) for c in exact])  # rounded once
         return ExtremalVector(wf, vec, kind, face, ties, exact)
 
-    # -- faces -------------------------------------------------------------------------------------
     def faces(self):
         """(vertices, vertex patterns, cell patterns, edge patterns), patterns keyed by their bytes."""
         verts = self.vertices()
-        Vf = _floats(verts, self.d)
+        Vf = _floats(verts, self.d, per_row=True)
         pats = self._filtered(Vf, verts)
         cells, edges = {}, {}
         if not verts and any(self.nonzero):  # rank-1 data (d = 3): no vertex, the two half-spaces ±⟨x, w⟩ > 0
@@ -309,12 +305,15 @@ class _Arrangement:
 
     def candidate_filter(self, Cf, errC, want) -> np.ndarray:
         """Rows whose candidate direction Cf (±) can have exactly the pattern ``want`` (float filter, conservative)."""
-        val, bound = self._dots(Cf, errC)
-        # pragma below: at |val| = bound the exact value is not 0 (the error is < bound/4), so < for ≤ only rejects
-        # a candidate whose exact check would reject it
-        tie_ok = np.abs(val) <= bound  # pragma: no mutate
-        agree = np.where(want == 0, tie_ok, want * val > -bound)
-        return np.all(agree | ~self.nonzero, axis=1)
+        keep = np.empty(len(Cf), dtype=bool)
+        for b in self._blocks(len(Cf)):
+            val, bound = self._dots(Cf[b], errC[b])
+            # pragma below: at |val| = bound the exact value is not 0 (the error is < bound/4), so < for ≤ only
+            # rejects a candidate whose exact check would reject it
+            tie_ok = np.abs(val) <= bound  # pragma: no mutate
+            agree = np.where(want[b] == 0, tie_ok, want[b] * val > -bound)
+            keep[b] = np.all(agree | ~self.nonzero, axis=1)
+        return keep
 
 
 def _validate(X, y=None) -> tuple[np.ndarray, np.ndarray]:
@@ -366,7 +365,7 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
     if cells:  # cells: w = ±D_A, valid when w's own pattern is the cell's
         M = np.array(list(cells.values()))
         A = M == 1
-        Df, errD = A @ arr.YXf, err_sum * (A @ np.abs(arr.YXf))
+        Df, errD = arr.sums(A, err_sum)
         for neg in (False, True):
             for i in np.flatnonzero(arr.candidate_filter(-Df if neg else Df, errD, M)):
                 D = arr.D_of(A[i])
@@ -375,7 +374,7 @@ def extremal_vectors(X, y) -> list[ExtremalVector]:
         M = np.array(list(edges.values()))
         circle = np.array([np.flatnonzero((e == 0) & arr.nonzero)[0] for e in M])
         A = M == 1
-        Df, errD = A @ arr.YXf, err_sum * (A @ np.abs(arr.YXf))
+        Df, errD = arr.sums(A, err_sum)
         xk = arr.Xf[circle]
         kk = (xk * xk).sum(1, keepdims=True)
         dk = (Df * xk).sum(1, keepdims=True)
