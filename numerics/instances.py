@@ -9,7 +9,9 @@ An instance file is a JSON object with
 * optionally ``meta``: a free-form object (generator, seed, …), kept as is.
 
 Nothing else: `INSTANCE_SCHEMA` rejects unknown keys, strings or booleans where numbers belong, ragged or
-mismatched shapes, non-finite values and |value| > `DATA_MAX_ABS` (the reason is next to it).
+mismatched shapes, non-finite values and |value| > `DATA_MAX_ABS` (the reason is next to it); the reader
+(`numerics.schema.read_json_file`) refuses what JSON parsers take silently: a key repeated in one object, NaN and
+Infinity literals, a non-zero number that float64 reads as 0.
 
 The scale λ is not part of an instance: an initialization (`numerics.initializations`) turns an
 instance and a λ into parameters. Every check of the file raises a `RelucheckInputError` (or a
