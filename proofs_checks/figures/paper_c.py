@@ -14,6 +14,7 @@ interrupted report resumes.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -76,7 +77,8 @@ def _figure1(out: Path, inst: Instance, rows: list[dict]) -> list[Path]:
     # the prediction underneath as a wide light band, so that no flow curve hides under it
     ax.plot(stairs_t, stairs_l, "-", color="0.82", lw=4.0, solid_joinstyle="miter", zorder=1,
             label=r"Algorithm 1 ($\lambda \to 0$)")
-    data = {k: [] for k in ("curve", "lambda", "accelerated_time_tau", "training_loss")}
+    # λ as −log10 λ (a number pgfplots can filter on; 10⁻¹⁰⁰⁰ is beyond any float), the staircase at λ → 0: inf
+    data = {k: [] for k in ("curve", "minus_log10_lambda", "accelerated_time_tau", "training_loss")}
     colors = figstyle.sequential(len(rows))
     for k, (row, color) in enumerate(zip(rows, colors, strict=True)):
         r, lam = row["result"], row["point"]["lam"]
@@ -86,10 +88,10 @@ def _figure1(out: Path, inst: Instance, rows: list[dict]) -> list[Path]:
                 markevery=(k * n_points // (6 * len(rows)), max(1, n_points // 6)), zorder=2 + k,
                 label=rf"$\lambda = 10^{{-{_log10_inverse(lam)}}}$")
         for t, loss in zip(r["taus"], r["losses"], strict=True):
-            for key, v in zip(data, ("flow", lam, t, loss)):
+            for key, v in zip(data, ("flow", _log10_inverse(lam), t, loss)):
                 data[key].append(v)
     for t, loss in zip(stairs_t, stairs_l, strict=True):
-        for key, v in zip(data, ("algorithm_1_staircase", "", t, loss)):
+        for key, v in zip(data, ("algorithm_1_staircase", math.inf, t, loss)):
             data[key].append(v)
     ax.set_xlim(max(0.0, lp.jumps[0].tau - 2.0) if lp.jumps else 0.0, t_end)  # nothing moves before τ_1 − O(1/ln(1/λ))
     ax.set_xlabel(r"accelerated time $\tau = t/\ln(1/\lambda)$")
