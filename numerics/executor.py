@@ -172,7 +172,8 @@ class DaskExecutor(Executor):
                                                                 f"(KilledWorker: {exc})"))
                 yield k, result
         except BaseException:
-            client.cancel(futures)
+            if self._client is client:  # not closed already (this generator may be closed after the executor)
+                client.cancel(futures)
             raise
 
     def close(self):

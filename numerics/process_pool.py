@@ -35,9 +35,12 @@ import traceback
 from collections import deque
 from multiprocessing.connection import wait
 
+from .interrupts import deferred
+
 GRACE = 5.0  # s past a task's limit before its worker is killed: the task's own alarm fires at the limit and its
 # result (a few kB) is back within milliseconds, unless the task is stuck outside Python; 5 s also covers a
 # loaded machine's scheduling delay, so a task that stopped itself is never killed
+_ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_WAIT = 5.0  # s: a worker asked to stop (or killed) is waited for this long, then killed (or given up on)
 
 
@@ -54,7 +57,7 @@ def _worker_init(parent: int) -> None:  # pragma: no cover - runs in the worker 
     """Signals are the main process's to handle; die with it; may start children (module docstring)."""
     from .budget import _die_with_parent
 
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for sig in _ENDING:
         signal.signal(sig, signal.SIG_IGN)
     multiprocessing.current_process().daemon = False
     _die_with_parent(parent)
@@ -109,16 +112,18 @@ class _Worker:
 
 
 def _kill(workers: list) -> None:
-    """SIGKILL every worker, then wait for them (bounded); also registered with atexit while workers run."""
-    for w in workers:
-        if w.process.exitcode is None:
-            with _ignore_gone():
-                w.process.kill()
-    end = time.monotonic() + STOP_WAIT
-    for w in workers:
-        w.process.join(max(end - time.monotonic(), 0))
-        w.conn.close()
-    workers.clear()
+    """SIGKILL every worker, then wait for them (bounded; not cut by an interrupt); also registered with atexit while
+    workers run."""
+    with deferred():
+        for w in workers:
+            if w.process.exitcode is None:
+                with _ignore_gone():
+                    w.process.kill()
+        end = time.monotonic() + STOP_WAIT
+        for w in workers:
+            w.process.join(max(end - time.monotonic(), 0))
+            w.conn.close()
+        workers.clear()
 
 
 class _ignore_gone:
@@ -146,7 +151,7 @@ class WorkerPool:
         atexit.unregister(self._at_exit)
         atexit.register(self._at_exit)
         while len(self._workers) < min(self.size, len(pending)):
-            self._workers.append(_Worker(self._context))
+            self._start_worker()
         if prepare is not None:
             for w in self._workers:
                 self._prepare(w, prepare)
@@ -179,6 +184,14 @@ class WorkerPool:
                                     "it) and was killed", seconds, time.monotonic() - w.started)
                     yield self._lose(w, index, task, lost, pending, prepare, on_lost)
 
+    def _start_worker(self) -> _Worker:
+        """A new worker, in the list before an interrupt can arrive (one raised while it starts would leave it
+        unknown to `terminate`, and half started)."""
+        with deferred():
+            w = _Worker(self._context)
+            self._workers.append(w)
+        return w
+
     def _prepare(self, w: _Worker, prepare) -> None:
         w.send(("prepare", None, prepare, None))
         w.state = "preparing"
@@ -186,8 +199,7 @@ class WorkerPool:
     def _replace(self, w: _Worker, prepare) -> None:
         _kill([w])
         self._workers.remove(w)
-        fresh = _Worker(self._context)
-        self._workers.append(fresh)
+        fresh = self._start_worker()
         if prepare is not None:
             self._prepare(fresh, prepare)
 
