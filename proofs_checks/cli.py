@@ -139,7 +139,7 @@ def _run_locked(args, checks, out) -> int:
     try:
         from relucheck.numerics.interrupts import ending_on_signals, exit_status
 
-        with ending_on_signals(), executor_of(args) as executor:  # SIGTERM, SIGHUP end the run as Ctrl-C does
+        with executor_of(args) as executor, ending_on_signals():  # SIGTERM, SIGHUP end the run as Ctrl-C does
             run_checks(checks, args.seed, mutate=args.mutate, progress=not args.quiet, skip=frozenset(done),
                        on_record=journal.append, executor=executor, plugins=tuple(args.checks),
                        check_timeout=args.check_timeout)
