@@ -261,3 +261,10 @@ def test_latex_body_sizes_figures_relative_to_the_line(reports):
             expected = 0.5 if (fig["width"] == "column" and not style.get(preset).two_column) else 1.0
             assert fig["rel_width"] == expected
             assert re.search(rf"width={expected:g}\\linewidth\]{{[^}}]*{re.escape(fig['pdf'])}}}", body), fig["pdf"]
+
+
+def test_standalone_preview_prints_figures_at_their_drawn_size(reports):
+    """paper_x.tex (one wide column) shows each figure at its drawn size, not blown up to the line."""
+    paths, _ = reports
+    tex = (paths["icml"]["c"][0].parent / "paper_c.tex").read_text()
+    assert "fig1_loss_vs_tau.pdf" in tex and not re.search(r"includegraphics\[width=", tex)

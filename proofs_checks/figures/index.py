@@ -27,13 +27,16 @@ def load_index(out, paper: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def latex_body(out, index: dict) -> str:
-    """The figures (``rel_width`` of the line: their printed size in the venue they were drawn for; an index written
-    before rel_width existed gives the natural size) and the tables (fragments inlined) of a paper."""
+def latex_body(out, index: dict, *, natural_size: bool = False) -> str:
+    """The figures and the tables (fragments inlined) of a paper. A figure takes ``rel_width`` of the line: its
+    printed size in the venue it was drawn for, the same share of the line elsewhere (an index written before
+    rel_width existed, or ``natural_size``, gives the drawn size, shrunk to the line if wider: the standalone
+    preview ``paper_x.tex``, whose one wide column would otherwise blow a two-column venue's figure up 2×)."""
     parts = []
     for fig in index["figures"]:
         parts.append(latex.figure(fig["pdf"], fig["caption"], label=f"fig:{Path(fig['pdf']).stem}",
-                                  wide=fig["width"] == "full", rel_width=fig.get("rel_width")))
+                                  wide=fig["width"] == "full",
+                                  rel_width=None if natural_size else fig.get("rel_width")))
     for name in index["tables"]:
         text = (Path(out) / name).read_text()
         parts.append("".join(line for line in text.splitlines(True) if not line.startswith("%")))
@@ -67,5 +70,5 @@ def write_index(out_dir, paper: str, paths: list[Path]) -> list[Path]:
         md += [f"### {Path(name).stem}", "", (out / name).with_suffix(".md").read_text(), ""]
     stem.with_suffix(".md").write_text("\n".join(md))
     stem.with_suffix(".tex").write_text(latex.document(f"Paper {paper.upper()}: figures and tables",
-                                                       latex_body(out, index)))
+                                                       latex_body(out, index, natural_size=True)))
     return [_index_path(out, paper), stem.with_suffix(".md"), stem.with_suffix(".tex")]
