@@ -268,18 +268,19 @@ def _legend(paper: str, statements) -> str:
     explain = getattr(statement_module, "confidence_explanation", None)
     numbering = getattr(statement_module, "numbering_explanation", None)
     tags = sorted({st.confidence for st in statements})
-    items = [r"\item[Verdicts.] \emph{Verified}: the prediction and the measurement agree within the tolerance. "
+    items = [r"\emph{Verdicts.} \emph{Verified}: the prediction and the measurement agree within the tolerance. "
              r"\emph{Finding}: the check shows that the paper's claim, as stated, fails (its prediction is the "
              r"refutation; its mutant is the paper's claim). \emph{Refuted}: they disagree. \emph{Inconclusive}: "
              r"the computation cannot decide at this precision. Each check's \emph{mutant} is a deliberately wrong "
              r"claim run through the same computation; it must come out refuted."]
     for tag in tags:
         meaning = explain(tag) if explain else ""
-        items.append(rf"\item[Form {latex.escape(CONFIDENCE_WORDS.get(tag, tag))}.] "
+        items.append(rf"\emph{{Form {latex.escape(CONFIDENCE_WORDS.get(tag, tag))}.}} "
                      + (latex.escape(meaning[:1].upper() + meaning[1:]) + "." if meaning else ""))
     if numbering:
-        items.append(r"\item[Numbering.] " + latex.escape(numbering(paper)) + ".")
-    return r"\begin{description}\small" + "\n" + "\n".join(items) + "\n" + r"\end{description}" + "\n"
+        items.append(r"\emph{Numbering.} " + latex.escape(numbering(paper)) + ".")
+    return (r"\paragraph{How to read this section.}" + "\n" + r"{\small\begin{itemize}" + "\n"
+            + "\n".join(r"\item " + item for item in items) + "\n" + r"\end{itemize}}" + "\n")
 
 
 def _summary_table(paper: str, statements, by_statement) -> str:

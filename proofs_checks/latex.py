@@ -281,19 +281,24 @@ _PROSE_NUMBER = re.compile(r"(?<![\w.])(\d+\.\d{5,}|\d+(?:\.\d+)?[eE][+-]?\d+)(?
 _PROSE_POWER = re.compile(r"((?<![\w.])\d+|\))\^(\{[^{}]*\}|[-−]?\((?:[^()]|\([^()]*\))*\)|[-−]?[\w.]+)")
 _PROSE_CODE = re.compile(r"`([^`]+)`")
 _PROSE_OPTION = re.compile(r"(?<![\w-])(?:--|[–—])([a-z][a-z-]*\b)")  # --mutate, or a typographic dash before it
-_PROSE = re.compile(f"{_PROSE_CODE.pattern}|{_PROSE_POWER.pattern}|{_PROSE_NUMBER.pattern}|{_PROSE_OPTION.pattern}")
+_PROSE_IDENT = re.compile(r"(?<![\w\\{.])([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*_[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*)")
+_PROSE = re.compile(f"{_PROSE_CODE.pattern}|{_PROSE_POWER.pattern}|{_PROSE_NUMBER.pattern}|{_PROSE_OPTION.pattern}|"
+                    f"{_PROSE_IDENT.pattern}")
+IDENTIFIER_CHARS = 10  # an identifier this long in prose (a_j is math) is code: typewriter, breakable
 
 
 def _code(text: str) -> str:
-    """A command or option in typewriter type, "--" kept as two hyphens."""
-    return r"\texttt{" + escape(text).replace("--", "-{}-") + "}"
+    """A command, option or name in typewriter type, "--" kept as two hyphens, breakable after "." and "_"."""
+    tex = escape(text).replace("--", "-{}-").replace(".", r".\allowbreak{}").replace(r"\_", r"\_\allowbreak{}")
+    return r"\texttt{" + tex + "}"
 
 
 def prose(text) -> str:
     """Text for a reader (a tolerance's reason, a finding, a mutation) as LaTeX: `escape`, with numbers written
     by `num` (``1e-06`` → 1 × 10⁻⁶, ``0.7000000000000001`` → 0.7), powers of numbers and of parenthesized
-    terms in math (``10^-(digits − 10)``, ``2^-52``, ``(1 − x)^n``), `code` and ``--options`` in typewriter
-    type, so that no exponent, caret, long float or en-dashed option is printed raw."""
+    terms in math (``10^-(digits − 10)``, ``2^-52``, ``(1 − x)^n``), `code`, ``--options`` and long names with an
+    underscore (``B.thm1.pointwise_bound``) in typewriter type, breakable, so that no exponent, caret, long float,
+    en-dashed option or unbreakable name is printed raw."""
     text = str(text)
     out, pos = [], 0
     for m in _PROSE.finditer(text):
@@ -316,8 +321,12 @@ def prose(text) -> str:
             out.append(r"\ensuremath{" + m.group(2) + "^{" + sign + inner + "}}")
         elif m.group(4) is not None:  # a number
             out.append(num(float(m.group(4)), 4))
-        else:  # an option
+        elif m.group(5) is not None:  # an option
             out.append(_code("--" + m.group(5)))
+        elif len(m.group(6)) >= IDENTIFIER_CHARS:  # a name in code: B.thm1.pointwise_bound, Instance.require_x
+            out.append(identifier(m.group(6)).source)
+        else:
+            out.append(escape(m.group(6)))
         pos = m.end()
     out.append(escape(text[pos:]))
     return "".join(out)

@@ -18,6 +18,7 @@ from decimal import Decimal
 from .latex import SISETUP, Tex, escape
 
 COLUMN_WIDTH_PT = 234.0  # 3.25 in: one column of a two-column paper
+NARROW_TEXT_PT = 396.0  # 5.5 in: the text width of a one-column paper (NeurIPS, ICLR)
 
 _NUMBER = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?)(\d+))?$", re.IGNORECASE)
 _NONFINITE = {"nan": "NaN", "inf": r"$\infty$", "-inf": r"$-\infty$", "+inf": r"$\infty$"}
@@ -101,6 +102,7 @@ class _Column:
     chars: int  # printed width of the widest cell, header included, in characters
     word: int  # longest unbreakable piece, header included
     fmt: str = ""  # siunitx options of a "num" column (table-format, exponent mode)
+    cells: int = 0  # printed width of the widest cell, header excluded
 
 
 MAX_FLOAT_ROWS = 40  # a float table with more rows is split into parts (a float cannot break across pages)
@@ -116,12 +118,37 @@ def _columns(header, rows) -> list[_Column]:
         widest = max([0] + [_chars(c) for c in cells])
         numbers = [c for c in cells if _is_number(c)]
         if cells and len(numbers) == len(cells):
-            cols.append(_Column("num", chars, word, _table_format(cells)))
+            cols.append(_Column("num", chars, word, _table_format(cells), widest))
         elif cells and 2 * len(numbers) >= len(cells) and widest <= LONG_TEXT:
-            cols.append(_Column("right", chars, word))
+            cols.append(_Column("right", chars, word, cells=widest))
         else:
-            cols.append(_Column("long" if widest > LONG_TEXT else "text", chars, word))
+            cols.append(_Column("long" if widest > LONG_TEXT else "text", chars, word, cells=widest))
     return cols
+
+
+def _two_lines(head: str) -> tuple[str, str] | None:
+    """A header cut at the space nearest its middle (None without a space)."""
+    spaces = [k for k, c in enumerate(head) if c == " "]
+    if not spaces:
+        return None
+    k = min(spaces, key=lambda k: abs(2 * k - len(head)))
+    return head[:k], head[k + 1:]
+
+
+def _wrap_headers(header, cols: list[_Column]) -> list:
+    """Headers wider than their column's cells on two lines (a nested tabular, no package), and the columns'
+    widths updated, so that a table of short numbers under long headers fits a narrow column."""
+    out = []
+    for j, (head, col) in enumerate(zip(header, cols)):
+        parts = None if isinstance(head, Tex) or len(str(head)) <= max(col.cells, 6) else _two_lines(str(head))
+        if parts is None:
+            out.append(head)
+            continue
+        source = r"\begin{tabular}[b]{@{}c@{}}" + escape(parts[0]) + r"\\" + escape(parts[1]) + r"\end{tabular}"
+        width = max(len(parts[0]), len(parts[1]))
+        out.append(Tex(source, width, width))
+        cols[j] = _Column(col.kind, max(col.cells, width), max(width, col.word if col.cells else 0), col.fmt, col.cells)
+    return out
 
 
 def _cell(cell, col: _Column) -> str:
@@ -139,6 +166,7 @@ def _cell(cell, col: _Column) -> str:
 
 def _header_cell(head, col: _Column) -> str:
     tex = head.source if isinstance(head, Tex) else escape(head)
+
     return "{" + tex + "}" if col.kind == "num" else tex
 
 
@@ -191,6 +219,22 @@ def estimated_width_pt(cols: list[_Column], font_pt: float = 9.0) -> float:
 
 
 BREAKABLE_ROWS = 25  # rows per block of a `breakable` table (a page may break between blocks)
+SHORT_TEXT = 16  # characters: a text column of a breakable table with shorter cells keeps its natural width
+
+
+def _breakable_specs(cols: list[_Column]) -> str:
+    """Columns of a ``tabularx`` at ``\\linewidth``: numbers aligned, short text at its natural width, longer text
+    in X columns that share the rest in proportion to their widest cell (fits one and two columns)."""
+    flexible = [c for c in cols if c.kind not in ("num", "right") and c.chars > SHORT_TEXT]
+    total = sum(c.chars for c in flexible) or 1
+    specs = []
+    for c in cols:
+        if c in flexible:
+            share = len(flexible) * c.chars / total
+            specs.append(rf">{{\raggedright\arraybackslash\hsize={share:.3f}\hsize}}X")
+        else:
+            specs.append(_spec(c) if c.kind in ("num", "right") else "l")
+    return "".join(specs)
 
 
 def table(header, rows, *, caption: str = "", label: str = "", long: bool = False, page: str = "portrait",
@@ -211,14 +255,15 @@ def table(header, rows, *, caption: str = "", label: str = "", long: bool = Fals
     cap = escape(caption)
     labelled = rf"\caption{{{cap}}}" + (rf"\label{{{label}}}" if label else "")
     if breakable:
-        specs = "@{}" + "".join(_long_specs(cols, LINE_WIDTH_EM["portrait"])) + "@{}"
         lines = [r"\par{\footnotesize" + SISETUP]
         if cap:
             lines.append(rf"\noindent\textbf{{{cap}}}\par\nopagebreak")
+        specs = "@{}" + _breakable_specs(cols) + "@{}"
         blocks = [body[k:k + BREAKABLE_ROWS] for k in range(0, len(body), BREAKABLE_ROWS)] or [[]]
         for k, block in enumerate(blocks):
-            lines += [r"\noindent\begin{tabular}{" + specs + "}", r"\toprule" if k == 0 else r"\midrule", head,
-                      r"\midrule"] + block + [r"\bottomrule" if k == len(blocks) - 1 else "", r"\end{tabular}\par"]
+            lines += [r"\noindent\begin{tabularx}{\linewidth}{" + specs + "}", r"\toprule" if k == 0 else r"\midrule",
+                      head, r"\midrule"] + block + [r"\bottomrule" if k == len(blocks) - 1 else "",
+                                                    r"\end{tabularx}\par"]
         lines.append("}")
         return "\n".join(line for line in lines if line) + "\n"
     if long:
@@ -228,7 +273,11 @@ def table(header, rows, *, caption: str = "", label: str = "", long: bool = Fals
         lines += [r"\toprule", head, r"\midrule", r"\endfirsthead", r"\toprule", head, r"\midrule", r"\endhead",
                   r"\bottomrule", r"\endlastfoot"] + body + [r"\end{longtable}}"]
         return "\n".join(lines) + "\n"
-    env = "table*" if estimated_width_pt(cols) > COLUMN_WIDTH_PT else "table"
+    wrapped = _wrap_headers(header, cols)
+    head = " & ".join(_header_cell(h, c) for h, c in zip(wrapped, cols)) + r" \\"
+    wide = estimated_width_pt(cols)
+    env = "table*" if wide > COLUMN_WIDTH_PT else "table"
+    size = r"\small" if wide <= NARROW_TEXT_PT else r"\footnotesize\setlength{\tabcolsep}{3pt}"
     specs = "".join(_spec(c) for c in cols)
     tabular = (rf"\begin{{tabularx}}{{\linewidth}}{{{specs}}}", r"\end{tabularx}") if "X" in specs else \
               (rf"\begin{{tabular}}{{{specs}}}", r"\end{tabular}")
@@ -236,7 +285,7 @@ def table(header, rows, *, caption: str = "", label: str = "", long: bool = Fals
     lines = []
     for k, chunk in enumerate(chunks, 1):
         part = f" (part {k} of {len(chunks)})" if len(chunks) > 1 else ""
-        lines += [rf"\begin{{{env}}}[htbp]", r"\centering", r"\small" + SISETUP]
+        lines += [rf"\begin{{{env}}}[htbp]", r"\centering", size + SISETUP]
         if cap:
             lines.append(rf"\caption{{{cap}{part}}}" + (rf"\label{{{label}}}" if label and k == 1 else ""))
         lines += [tabular[0], r"\toprule", head, r"\midrule"] + chunk + [r"\bottomrule", tabular[1], rf"\end{{{env}}}"]

@@ -92,7 +92,7 @@ def test_values_for_a_reader():
 
 def test_legend_says_confidence_and_numbering_in_words(run):
     text = (run / "appendix_a.tex").read_text()
-    assert "\\item[Verdicts.]" in text and "\\item[Numbering.]" in text and "second arXiv version" in text
+    assert "\\item \\emph{Verdicts.}" in text and "\\item \\emph{Numbering.}" in text and "second arXiv version" in text
     assert "Form reconstructed" in text and "Confidence" not in text
 
 

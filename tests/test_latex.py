@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 import unicodedata
 from pathlib import Path
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from relucheck.proofs_checks import latex, latex_tables
 from relucheck.proofs_checks.cli import main
-from tests.latex_tools import ENGINES, compile_tex, pdf_fonts
+from tests.latex_tools import ENGINES, compile_tex, pdf_fonts, reader_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 NASTY = "λ = 1e-40 ∈ [0, 1], ‖θ_∞‖² ≤ τ̂_k − τ_k … 50% & $x_1$ #{a}~^\\ ≠ ∉ 𝓘 ℝ^d S^{d−1} Lazić § — ŷ ḡ"
@@ -65,11 +66,68 @@ def test_fragments_are_inputable_without_preamble(outputs, tmp_path):
 def test_appendix_content(outputs):
     text = (outputs["report"] / "appendix.tex").read_text()
     assert text.isascii()
-    for needle in ("\\section{Paper A}", "\\section{Paper B}", "\\section{Paper C}", "Findings", "synthetic",
-                   "mutant refuted", "fig1_loss_vs_tau.pdf", "Algorithm 1", "\\begin{description}"):
+    for needle in ("\\section{Paper A: machine verification}", "\\section{Paper B: machine verification}",
+                   "\\section{Paper C: machine verification}", "Findings", "\\textbf{Refuted}",
+                   "came out refuted, as it must", "fig1_loss_vs_tau.pdf", "Algorithm 1", "How to read this section"):
         assert needle in text, needle
     frag = (outputs["report"] / "appendix_c.tex").read_text()
-    assert "\\documentclass" not in frag and "\\section{Paper C}" in frag
+    assert "\\documentclass" not in frag and "\\section{Paper C: machine verification}" in frag
+
+
+AUTHOR_OVERFULL_PT = 10.0  # what a reader would see in print; the issue's bar for the fragments in a paper
+LAYOUTS = {  # an author's paper: the documented preamble line, a 5.5 in column or two columns
+    "one-column": "\\documentclass[10pt]{article}\n\\usepackage[textwidth=5.5in,textheight=9in]{geometry}",
+    "two-column": "\\documentclass[10pt,twocolumn]{article}\n\\usepackage[textwidth=6.75in,columnsep=0.25in,"
+                  "textheight=9in]{geometry}",
+}
+
+
+def _fragments(report: Path) -> list[Path]:
+    tables = json.loads((report / "paper_c_index.json").read_text())["tables"]
+    return sorted(report.glob("appendix_?.tex")) + [report / name for name in tables]
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_fragments_in_an_authors_paper_from_a_parent_folder(outputs, layout):
+    """The fragments \\input from the folder above them, into a one-column (5.5 in) or a two-column article whose
+    preamble is the documented line (relucheck-preamble.tex): they compile with pdflatex, figures found, no
+    overfull box over 10 pt, no Type 3 font."""
+    base, report = outputs["base"], outputs["report"]
+    assert (report / latex.PREAMBLE_FILE).read_text().strip().endswith(latex.PREAMBLE_LINE)
+    doc = base / f"paper-{layout}.tex"
+    inputs = "\n".join(f"\\input{{{report.name}/{frag.name}}}" for frag in _fragments(report))
+    doc.write_text(f"{LAYOUTS[layout]}\n\\input{{{report.name}/{latex.PREAMBLE_FILE}}}\n\\begin{{document}}\n"
+                   f"Body text of the author's paper.\n{inputs}\n\\end{{document}}\n")
+    # In two columns (3.25 in) only relucheck's own text and tables must fit; the statements' displayed formulas are
+    # typeset for a 5.5 in column (tests/test_statement_latex.py), so an overfull display there is not failed on.
+    limit = AUTHOR_OVERFULL_PT if layout == "one-column" else float("inf")
+    pdf = compile_tex(doc, "pdflatex", base / "pdf" / layout, overfull_pt=limit)
+    log = (base / "pdf" / layout / f"{doc.stem}.log").read_text(errors="replace")
+    text_boxes = [float(w) for w in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\) in (?:paragraph|alignment)", log)]
+    assert not [w for w in text_boxes if w > AUTHOR_OVERFULL_PT], text_boxes
+    fonts = pdf_fonts(pdf)
+    assert not [name for name, kind in fonts if kind == "Type 3"], fonts
+    assert "fig1_loss_vs_tau" in "".join(frag.read_text() for frag in _fragments(report))  # figures were included
+
+
+def test_labels_are_unique_across_fragments(outputs):
+    """An author may \\input every fragment: no \\label twice (the appendix renames the copies it inlines)."""
+    seen: dict[str, str] = {}
+    for frag in _fragments(outputs["report"]):
+        for label in re.findall(r"\\label\{([^}]*)\}", frag.read_text()):
+            assert label not in seen, f"\\label{{{label}}} in {frag.name} and {seen[label]}"
+            seen[label] = frag.name
+    assert seen
+
+
+def test_fragments_and_documents_read_as_text(outputs):
+    """report.tex, the table fragments and paper_c.tex (the appendix holds the synthetic NASTY record here; the
+    appendix of a real run is scanned by tests/test_appendix.py)."""
+    for folder in ("run", "report"):
+        for tex in sorted(outputs[folder].glob("*.tex")):
+            if tex.name == "authors.tex" or tex.name.startswith("appendix") or tex.name.startswith("paper-"):
+                continue
+            assert not reader_problems(tex.read_text()), (tex.name, reader_problems(tex.read_text()))
 
 
 def test_appendix_without_results_is_exit_2(tmp_path, capsys):
