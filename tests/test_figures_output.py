@@ -268,3 +268,13 @@ def test_standalone_preview_prints_figures_at_their_drawn_size(reports):
     paths, _ = reports
     tex = (paths["icml"]["c"][0].parent / "paper_c.tex").read_text()
     assert "fig1_loss_vs_tau.pdf" in tex and not re.search(r"includegraphics\[width=", tex)
+
+
+def test_figure_files_have_the_umask_permissions(reports):
+    from relucheck.numerics.durable_files import process_umask
+
+    paths, _ = reports
+    expected = 0o666 & ~process_umask()
+    for pdf in _pdfs(paths, style.DEFAULT_STYLE):
+        for path in (pdf, pdf.with_suffix(".png"), pdf.with_suffix(".csv")):
+            assert path.stat().st_mode & 0o777 == expected, (path.name, oct(path.stat().st_mode))
