@@ -68,6 +68,10 @@ MAX_EXACT_DIGITS = 1000
 MAX_FUNCTION_ARGUMENT = 1e300
 _REDUCING = frozenset({"exp", "sin", "cos", "tan", "sinh", "cosh", "tanh"})  # functions that reduce their argument
 _LOG10_2 = math.log10(2)
+# A decimal number (SymPy Float) that float64 cannot hold is of no use to the integration, and SymPy's arithmetic on
+# Floats of exponent 10^299 (cosh(1e300)) builds multiprecision fields of that size: binary exponents of float64's
+# normal and subnormal numbers only.
+_FLOAT64_BINARY_EXPONENTS = (-1073, 1024)
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.Mod: "%",
               ast.FloorDiv: "//", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
@@ -81,6 +85,14 @@ _REFUSED = {ast.Attribute: "attribute access ('.')", ast.Subscript: "a subscript
             ast.Starred: "a starred expression", ast.Compare: "a comparison", ast.IfExp: "a conditional expression",
             ast.List: "a list", ast.Set: "a set", ast.Dict: "a dict", ast.Slice: "a slice",
             ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield"}
+
+
+def _shown(number) -> str:
+    """A number of a message in %g form, or its sign and "beyond 1e308" (a Fraction or Rational of 400 digits)."""
+    try:
+        return f"{float(number):g}"
+    except OverflowError:
+        return "below -1e308" if number < 0 else "beyond 1e308"
 
 
 def _refuse(field: str, condition: str):
@@ -168,10 +180,10 @@ def check_expression_size(text: str, field: str) -> ast.expr:
                 return
             exponent = _constant_exponent(node.right, fail)
             if abs(exponent) > MAX_CONSTANT_EXPONENT:
-                fail(f"constant exponent {float(exponent):g}; |exponent| must be ≤ {MAX_CONSTANT_EXPONENT}")
+                fail(f"constant exponent {_shown(exponent)}; |exponent| must be ≤ {MAX_CONSTANT_EXPONENT}")
             degree *= max(abs(exponent), 1)
             if degree > MAX_POWER_DEGREE:
-                fail(f"nested powers reach degree {float(degree):g}; at most {MAX_POWER_DEGREE}")
+                fail(f"nested powers reach degree {_shown(degree)}; at most {MAX_POWER_DEGREE}")
             walk(node.left, depth + 1, degree)
             walk(node.right, depth + 1, Fraction(1))  # pragma: no mutate - holds no power (_constant_exponent), degree unread
             return
@@ -190,12 +202,18 @@ def _digits(n: int) -> int:
     return int((abs(n).bit_length() - 1) * _LOG10_2) + 1 if n else 1
 
 
-def magnitude(value) -> float:
-    """|value| of a constant at 15 digits (inf beyond float64); cheap when its functions' arguments are moderate."""
+def _complex(value) -> complex:
+    """A constant at 15 digits (inf beyond float64, nan without a numeric value); cheap when its functions' arguments
+    are moderate."""
     try:
-        return abs(complex(value.evalf(15)))
+        return complex(value.evalf(15))
     except (TypeError, ValueError, ArithmeticError):  # no numeric value SymPy can give
-        return math.inf
+        return complex(math.nan)
+
+
+def magnitude(value) -> float:
+    """|value| of a constant at 15 digits (inf beyond float64, nan without a numeric value)."""
+    return abs(_complex(value))
 
 
 class _Builder:
@@ -231,10 +249,13 @@ class _Builder:
             self.fail(f"{self.text[:80]!r} has no finite value (SymPy gives {sp.sstr(expr)[:80]}: a division by zero "
                       "or the logarithm of 0)")
         for sub in sp.preorder_traversal(expr):
+            if isinstance(sub, sp.Float) and sub != 0 and not _FLOAT64_BINARY_EXPONENTS[0] <= sum(sub._mpf_[2:]) <= \
+                    _FLOAT64_BINARY_EXPONENTS[1]:  # mpf (sign, mantissa, exponent, bits): |x| ≈ 2^(exponent + bits)
+                self.fail(f"a decimal number beyond float64's range arises in {self.text[:80]!r}")
             if isinstance(sub, sp.Rational) and max(_digits(sub.p), _digits(sub.q)) > MAX_EXACT_DIGITS:
                 self.fail(f"an exact number of more than {MAX_EXACT_DIGITS} digits arises in {self.text[:80]!r}")
             if isinstance(sub, sp.Pow) and sub.exp.is_Number and abs(sub.exp) > MAX_POWER_DEGREE:
-                self.fail(f"nested powers reach degree {float(abs(sub.exp)):g}; at most {MAX_POWER_DEGREE}")
+                self.fail(f"nested powers reach degree {_shown(abs(sub.exp))}; at most {MAX_POWER_DEGREE}")
         return expr
 
     def build(self, node):
@@ -272,7 +293,7 @@ class _Builder:
         if isinstance(node.op, ast.Pow):
             exponent = self.build(node.right)  # first: a folded constant exponent is bounded before any power
             if exponent.is_Number and abs(exponent) > MAX_CONSTANT_EXPONENT:
-                self.fail(f"constant exponent {float(exponent):g}; |exponent| must be ≤ {MAX_CONSTANT_EXPONENT}")
+                self.fail(f"constant exponent {_shown(exponent)}; |exponent| must be ≤ {MAX_CONSTANT_EXPONENT}")
             self.moderate(exponent, "the exponent")
             return self.apply(operator.pow, self.build(node.left), exponent)
         return self.apply(_ARITHMETIC[type(node.op)], self.build(node.left), self.build(node.right))
@@ -296,19 +317,27 @@ class _Builder:
             self.fail(f"{name} takes {' or '.join(map(str, arity))} argument(s), got {len(node.args)} in {self.text!r}")
         args = [self.build(a) for a in node.args]
         if name in _REDUCING:
-            self.moderate(args[0], f"the argument of {name}")
+            self.moderate(args[0], f"the argument of {name}", real=True)
         return self.apply(FUNCTIONS[name], *args)
 
-    def moderate(self, value, what: str) -> None:
-        """Refuse a constant ``value`` of magnitude beyond MAX_FUNCTION_ARGUMENT (see there); symbols pass."""
-        if value.is_number and not magnitude(value) <= MAX_FUNCTION_ARGUMENT:
+    def moderate(self, value, what: str, real: bool = False) -> None:
+        """Refuse a constant ``value`` of magnitude beyond MAX_FUNCTION_ARGUMENT (see there), or, with ``real``, one
+        that is not real (SymPy's assumptions on cosh(acos(-2)**100) take seconds and grow with the power); symbols
+        pass."""
+        if not value.is_number:
+            return
+        z = _complex(value)
+        if not abs(z) <= MAX_FUNCTION_ARGUMENT:
             self.fail(f"{what} is a constant beyond {MAX_FUNCTION_ARGUMENT:g} in absolute value in {self.text[:80]!r}")
+        if real and z.imag != 0:
+            self.fail(f"{what} is a constant that is not real in {self.text[:80]!r}")
 
     def apply(self, operation, *args):
         """``operation(*args)`` bounded; SymPy's numeric evaluation failing on a valid tree is a refusal too."""
         try:
             result = operation(*args)
-        except (ArithmeticError, ValueError, MemoryError, RecursionError) as exc:
+        except (ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError, MemoryError,
+                RecursionError) as exc:  # SymPy's own failures (a TypeError in its cache wrapper ends as AttributeError)
             self.fail(f"SymPy cannot evaluate a constant in {self.text[:80]!r} ({type(exc).__name__}: {str(exc)[:80]})")
         return self.bounded(result)
 
