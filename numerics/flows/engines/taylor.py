@@ -368,7 +368,8 @@ class TaylorEngine(Engine):
         if reference.status is Status.BUDGET:
             result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the guard's rerun"
             return result
-        result.errors, reason = errors_against(result, reference, problem, eps=max(10.0 ** -digits, float(np.finfo(float).eps)), tolerances={"digits": 2 * digits},
+        eps = max(10.0 ** -digits, float(np.finfo(float).eps))  # the answers are reported as float64
+        result.errors, reason = errors_against(result, reference, problem, eps=eps, tolerances={"digits": 2 * digits},
                                                method=f"mpmath at {digits} digits against the guard's rerun at {2 * digits}")
         if not g.ok and result.status.success:
             result.status = Status.GUARD_FAILED
