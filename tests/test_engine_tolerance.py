@@ -131,3 +131,20 @@ def test_a_run_that_its_check_disagrees_with_is_not_a_success(monkeypatch):
     res = solve(problem, "float64")
     assert res.jumps and res.status is Status.TOLERANCE and not res.success
     assert "jumps" in res.message and res.errors["vouched"] is False
+
+
+def test_the_mpmath_guard_gives_bounds_that_hold_against_a_tight_float64_run():
+    problem = FlowProblem.from_instance(random_general_instance(4, 2, 3, 5), "1e-10", horizon=2.0,
+                                        save_at=tuple(np.linspace(0.0, 2.0, 5)))
+    res = solve(problem, "mpmath", digits=20, guard=True)
+    ref = solve(problem, "float64", rtol=TIGHT, atol=TIGHT / 100)
+    assert res.success and ref.success and res.errors["vouched"] and res.jumps
+    assert worst_ratio(res, ref) <= 1.0
+    unguarded = solve(problem, "mpmath", digits=20)
+    assert unguarded.errors["vouched"] is False and "a priori" in unguarded.errors["method"]
+
+
+def test_engine_gd_says_its_answer_has_no_bound_to_the_flow():
+    problem = FlowProblem.from_instance(random_general_instance(4, 2, 3, 5), "1e-10", horizon=0.5)
+    res = solve(problem, "gd", step=0.05)
+    assert res.errors["vouched"] is False and "gradient descent" in res.errors["reason"]
