@@ -1,5 +1,6 @@
-"""`relucheck flow INSTANCE.json --lam L [--engine NAME] [--times τ1,τ2,…] [--horizon T] [--max-horizon T]
-[--precision DIGITS] [--step ETA] [--json]`: the gradient flow of an instance, on any data, in accelerated time τ = t / ln(1/λ).
+"""`relucheck flow INSTANCE.json --lam L [--engine NAME] [--times τ1,τ2,…] [--horizon T] [--max-horizon T] [--rtol R]
+[--budget SECONDS] [--precision DIGITS] [--step ETA] [--json]`: the gradient flow of an instance, on any data, in
+accelerated time τ = t / ln(1/λ).
 
 The problem is C Assumption 3's balanced start w_j(0) = λ ḡ_j, a_j(0) = s_j λ on the instance's data
 (`numerics.flows.FlowProblem.from_instance`), solved by `numerics.flows.solve` with the named engine ("auto" by
@@ -14,9 +15,14 @@ of ``--times``.
 
 ``--json``: status, message, engine, events, jumps, plateaus, final_loss, the trajectory {"tau", "loss"} at exactly
 the requested ``--times`` (at the engine's own step ends without them), stats, tolerances, problem, and Algorithm 1
-under ``limit_process`` on orthonormal data. Exit 0 when the engine succeeded (its status is success or settled);
-3 when its answer is inconclusive (a precision or guard status, or a run stopped early: event or step limit,
-chatter, integrator failure); 2 on bad input (an unknown engine or an option outside its domain included).
+under ``limit_process`` on orthonormal data (else ``limit_process_note``: why Algorithm 1 does not apply — inputs not
+orthonormal, or a zero label, C Assumption 4(ii): the flow runs all the same), ``errors``: the bound of every answer
+(`numerics.flows.vouch`). Exit 0 when the engine succeeded (its status is success or settled; without ``--horizon``,
+also a run that had not settled by the maximal horizon when every requested time is vouched for); 3 when its answer is
+inconclusive (a precision, guard or tolerance status, a spent ``--budget``, or a run stopped early: event or step
+limit, chatter, integrator failure); 2 on bad input (an unknown engine or an option outside its domain included) and
+on requests refused before computing (`check_cost`: more memory than available; without ``--budget``, more than 10⁶
+estimated integrator steps). Long runs print a progress line on stderr every 5 s.
 """
 from __future__ import annotations
 
