@@ -41,7 +41,12 @@ runs at rtol 1e-12 for rtol 1e-2 … 1e-12.
 """
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import numpy as np
+
+from .result import Status
 
 CHECK_FACTOR = 100.0  # R: the check run's tolerance is R times tighter
 SAFETY = 2.0  # ≥ R/(R − 1), with a margin (module docstring)
@@ -142,8 +147,6 @@ def check_problem(problem, run):
     """The problem the check run solves: the run's own end as the horizon (a settled run is compared where it
     stopped) and the times the run saved (its step ends when no times were requested; of the requested times those
     before a settled run's end)."""
-    import dataclasses
-
     times = tuple(np.unique(run.trajectory.tau).tolist())  # a run that settled early has only the times before its end
     return dataclasses.replace(problem, horizon=run.end if problem.horizon is None else problem.horizon, save_at=times)
 
@@ -159,10 +162,6 @@ def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method
     """Run the check (``rerun(problem=…, **changes)``), attach ``result.errors`` and, when the two runs differ in
     structure, turn a successful status into `Status.TOLERANCE` naming the difference (module docstring).
     Runs that did not succeed are not checked (an unsettled run is: its saved times may all be vouched for)."""
-    import time
-
-    from .result import Status
-
     if not (result.status.success or result.status is Status.UNSETTLED):
         result.errors = {"method": method, "vouched": False, "reason": f"the run ended with status "
                                                                       f"{result.status.name.lower()}"}
