@@ -117,7 +117,9 @@ def _cell(value, tolerance) -> str:
 
 def _value_table(label: str, rows: list[list[str]], header: list[str]) -> str:
     """A small float-free table (works in one and two columns), numbers right-aligned."""
-    specs = r"@{}>{\raggedright\arraybackslash}p{0.3\linewidth}" + "r" * (len(header) - 1) + "@{}"
+    short = all(len(row[0]) <= 14 for row in rows)
+    first = "l" if short else r">{\raggedright\arraybackslash}p{0.3\linewidth}"
+    specs = "@{}" + first + "r" * (len(header) - 1) + "@{}"
     lines = [r"\par\smallskip{\footnotesize\noindent\begin{tabular}{" + specs + "}", r"\toprule",
              " & ".join(latex.escape(h) for h in header) + r" \\", r"\midrule"]
     lines += [" & ".join(row) + r" \\" for row in rows]
@@ -147,11 +149,20 @@ def _comparison(rec: dict) -> tuple[str, str]:
         same = isinstance(pred, str) and pred == meas
         parts.append("measured the same" if same and not m_flat else
                      f"measured {m_flat}" if m_flat else "the measurement is an exact expression")
-    if pf is not None and mf is not None and pf != mf:
+    if pf is not None and mf is not None and pf != mf and pf != 0 and mf != 0:
         parts.append(f"a difference of {num(abs(pf - mf), 2)}")
     if p_leaves is not None or m_leaves is not None:
         table, note = _structured(pred, meas, p_leaves, m_leaves, tol, tol_scalar)
         parts.append(note)
+    margin = (rec.get("details") or {}).get("margin") if isinstance(rec.get("details"), dict) else None
+    if _as_float(margin) is not None and p_leaves is None:  # a bound (`within_bound`): the margin, not a difference
+        parts = [p.replace("predicted", "bound", 1) for p in parts if not p.startswith("a difference")]
+        if pf is not None and mf is not None and not tol_scalar and float(margin) != 0:  # digits of the margin's scale
+            ref = max(abs(pf), abs(mf))
+            parts[:2] = [f"bound {_number(pf, abs(float(margin)), ref)}", f"measured {_number(mf, abs(float(margin)), ref)}"]
+        parts.append(f"margin {num(float(margin), 2)} at the tightest value")
+        sentence = "; ".join(p for p in parts if p)
+        return sentence + (f"; slack {num(tol_scalar, 2)}" if tol_scalar else ""), table
     sentence = "; ".join(p for p in parts if p)
     if tol_scalar is not None:
         sentence += f"; tolerance {num(tol_scalar, 2)}" if tol_scalar else "; compared exactly (tolerance 0)"
@@ -167,9 +178,10 @@ def _comparison(rec: dict) -> tuple[str, str]:
 def _structured(pred, meas, p_leaves, m_leaves, tol, tol_scalar) -> tuple[str, str]:
     """The table of a check that compares several values, and the words that introduce it."""
     if p_leaves is not None and m_leaves is not None and [l for l, _ in p_leaves] == [l for l, _ in m_leaves]:
-        header = ["value", "predicted", "measured"]
+        intervals = _intervals(tol, len(m_leaves))
+        header = ["value", "predicted", "measured"] + (["lower end", "upper end"] if intervals else [])
         rows, diffs = [], []
-        for (label, p), (_, m) in zip(p_leaves, m_leaves):
+        for k, ((label, p), (_, m)) in enumerate(zip(p_leaves, m_leaves)):
             pf, mf = _as_float(p), _as_float(m)
             if pf is not None and mf is not None:
                 ref = max(abs(pf), abs(mf))
@@ -177,12 +189,16 @@ def _structured(pred, meas, p_leaves, m_leaves, tol, tol_scalar) -> tuple[str, s
                 diffs.append(abs(pf - mf))
             else:
                 cells = [_cell(p, tol_scalar), "the same" if p == m else _cell(m, tol_scalar)]
+            if intervals:
+                cells += [num(intervals[k][0], 4), num(intervals[k][1], 4)]
             rows.append([latex.escape(label)] + cells)
         n = len(rows)
         words = f"{n} values compared" + (f" (a {_shape(pred)} array)" if isinstance(pred, list) and
                                            isinstance(pred[0] if pred else None, list) else "")
         if diffs and len(diffs) == n:
-            words += f", largest difference {num(max(diffs), 2)}"
+            words += f", largest difference {num(max(diffs), 2)}" if max(diffs) else ", all equal"
+        if intervals:
+            words += "; each measured value must lie in its interval"
     else:
         leaves = m_leaves if m_leaves is not None else p_leaves
         which = "measured" if m_leaves is not None else "predicted"
@@ -198,7 +214,9 @@ def _structured(pred, meas, p_leaves, m_leaves, tol, tol_scalar) -> tuple[str, s
         words = f"{n} {which} values" + (", each to lie in its interval" if intervals else "")
         floats = [f for f in (_as_float(v) for _, v in leaves) if f is not None]
         if len(floats) == n and n > 1:
-            words += f" (from {num(min(floats), 3)} to {num(max(floats), 3)})"
+            low, high = min(floats), max(floats)
+            ref = max(abs(low), abs(high))
+            words += f" (from {_number(low, tol_scalar, ref)} to {_number(high, tol_scalar, ref)})"
     shown = rows[:MAX_TABLE_ROWS]
     if n > len(shown):
         words += f"; the table shows the first {len(shown)}, all are in the results file"
@@ -224,7 +242,7 @@ def _check_item(rec: dict, mutant: dict | None) -> str:
         parts.append(f"Its mutant ({what}) came out {'refuted, as it must' if caught else 'NOT refuted'}.")
     seed = rec.get("seed")
     parts.append(f"{{\\footnotesize Seed {seed if seed is not None else 'none'}; "
-                 rf"record \texttt{{{latex.identifier(rec['id']).source}}}.}}")
+                 rf"record {latex.identifier(rec['id']).source}.}}")
     return r"\item " + " ".join(parts) + ("\n" + table if table else "")
 
 
@@ -304,9 +322,14 @@ def _label_prefix(tex: str, paper: str) -> str:
     return re.sub(r"\\label\{", rf"\\label{{relucheck-appendix-{paper.lower()}-", tex)
 
 
+def _natural(st) -> tuple:
+    """Statements in the paper's order of kinds and numbers: Lemma 2 before Lemma 10."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", st.id))
+
+
 def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *, expected: int | None = None) -> str:
     """The appendix section of one paper (LaTeX, no preamble)."""
-    own = sorted((st for st in statements.values() if st.paper == paper), key=lambda st: st.id)
+    own = sorted((st for st in statements.values() if st.paper == paper), key=_natural)
     by_statement: dict[str, list[dict]] = {}
     for rec in records:
         by_statement.setdefault(rec.get("statement", ""), []).append(rec)
@@ -332,7 +355,7 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
             st = statements.get(r.get("statement", ""))
             where = latex.escape(st.number) + ", " if st is not None else ""
             items.append(rf"\item \textbf{{{VERDICT_WORDS[v]}}} ({where}"
-                         rf"record \texttt{{{latex.identifier(r['id']).source}}}): {text}")
+                         rf"record {latex.identifier(r['id']).source}): {text}")
         parts.append(r"\begin{itemize}" + "\n" + "\n".join(items) + "\n" + r"\end{itemize}")
     else:
         parts.append("No finding and no open point among the checks of this paper in this run.\n")

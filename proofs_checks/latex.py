@@ -281,10 +281,10 @@ _PROSE_NUMBER = re.compile(r"(?<![\w.])(\d+\.\d{5,}|\d+(?:\.\d+)?[eE][+-]?\d+)(?
 _PROSE_POWER = re.compile(r"((?<![\w.])\d+|\))\^(\{[^{}]*\}|[-−]?\((?:[^()]|\([^()]*\))*\)|[-−]?[\w.]+)")
 _PROSE_CODE = re.compile(r"`([^`]+)`")
 _PROSE_OPTION = re.compile(r"(?<![\w-])(?:--|[–—])([a-z][a-z-]*\b)")  # --mutate, or a typographic dash before it
-_PROSE_IDENT = re.compile(r"(?<![\w\\{.])([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*_[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*)")
+_PROSE_IDENT = re.compile(r"(?<![\w\\{.])(?=[A-Za-z0-9._]{10})([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*_[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*)")
 _PROSE = re.compile(f"{_PROSE_CODE.pattern}|{_PROSE_POWER.pattern}|{_PROSE_NUMBER.pattern}|{_PROSE_OPTION.pattern}|"
                     f"{_PROSE_IDENT.pattern}")
-IDENTIFIER_CHARS = 10  # an identifier this long in prose (a_j is math) is code: typewriter, breakable
+# (an identifier of 10 or more characters with an underscore is code in prose: typewriter, breakable; a_j is math)
 
 
 def _code(text: str) -> str:
@@ -323,10 +323,8 @@ def prose(text) -> str:
             out.append(num(float(m.group(4)), 4))
         elif m.group(5) is not None:  # an option
             out.append(_code("--" + m.group(5)))
-        elif len(m.group(6)) >= IDENTIFIER_CHARS:  # a name in code: B.thm1.pointwise_bound, Instance.require_x
+        else:  # a name in code: B.thm1.pointwise_bound, Instance.require_x (a_j, n_interp stay math)
             out.append(identifier(m.group(6)).source)
-        else:
-            out.append(escape(m.group(6)))
         pos = m.end()
     out.append(escape(text[pos:]))
     return "".join(out)

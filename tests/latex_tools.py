@@ -79,7 +79,7 @@ READER_PATTERNS = {
     "raw exponent": r"(?<![\w.])\d+(\.\d+)?[eE][-+]?\d",
     "literal caret": r"\\textasciicircum",
     "en dash before an option": r"(?<![-{])--(mutate|resume|only|out|results|paper|appendix|style)\b",
-    "spec label": r"\bspec\s+([A-Z]\s*)?(§|\\S\{\}|\d|[A-Z]\d|key finding)",
+    "spec label": r"\bspec\s+([A-Z]\s*)?(§|\\S\{\}|\d|[A-Z]\d|key finding|tag|\([A-Z]\d)",
     "issue number": r"\bissue\s+\d",
     "confidence tag": r"Confidence",
     "module path": r"\b(theory|numerics|proofs_checks)\.[a-z_]+",

@@ -146,7 +146,7 @@ register(
                    "exact form lost",
         confidence="guess", source=f"{_SEEDS} §2.2, eq. (15)",
         meaning="high-probability version of Theorem 3.1",
-        not_checkable_reason="its exact form is lost in extraction (spec tag: guess); its consequence Corollary D.1 "
+        not_checkable_reason="its exact form is lost in extraction (our reconstruction is a guess); its consequence Corollary D.1 "
                              "is checked through the tail frequency of the deviation",
         hypotheses_tex=(r"the hypotheses of Theorem~3.1",),
         conclusion_tex=(r"For every $n$ and $t>0$, a bound on "

@@ -60,7 +60,7 @@ _MASK_TEX = (r"Assumption~4: the rows and columns of the mask are non-zero and i
              r"argmin of Algorithm~1 is unique")
 _HYP1_TEX = r"Hypothesis~1 at $k$"
 _TILDE_THETA_TEX = r"$\tilde\theta^\lambda(\tau)=\theta^\lambda(\tau\ln(1/\lambda))$"
-_PROOF_PHASE = ("a proof-phase statement whose constants (ε, ζ, c_0, exit times) are guesses of the spec (U2); "
+_PROOF_PHASE = ("a proof-phase statement whose constants (ε, ζ, c_0, exit times) are guesses of the reconstruction; "
                 "its observable content is covered by the paper-C flow checks of Theorem 2 and Lemmas 1, 3, 9")
 
 _C = "C"
