@@ -26,6 +26,7 @@ from a serial run's.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -117,21 +118,13 @@ def _kill(workers: list) -> None:
     with deferred():
         for w in workers:
             if w.process.exitcode is None:
-                with _ignore_gone():
+                with contextlib.suppress(OSError, ValueError):  # gone already
                     w.process.kill()
         end = time.monotonic() + STOP_WAIT
         for w in workers:
             w.process.join(max(end - time.monotonic(), 0))
             w.conn.close()
         workers.clear()
-
-
-class _ignore_gone:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        return exc_type is not None and issubclass(exc_type, (ProcessLookupError, OSError, ValueError))
 
 
 class WorkerPool:
@@ -235,7 +228,7 @@ class WorkerPool:
     def close(self) -> None:
         """Ask idle workers to stop; kill any still running `STOP_WAIT` seconds later."""
         for w in self._workers:
-            with _ignore_gone():
+            with contextlib.suppress(OSError, ValueError):  # gone already
                 w.send(None)
         end = time.monotonic() + STOP_WAIT
         for w in self._workers:

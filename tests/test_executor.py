@@ -1,14 +1,18 @@
 """Executors (numerics.executor): a sweep and `relucheck run` give the same records serial, on a process pool and on
 a Dask LocalCluster bound to the loopback interface; a partial store resumes; bad options exit 2."""
 import json
+import math
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from relucheck.numerics.executor import DaskExecutor, ProcessExecutor, SerialExecutor, make_executor, use_executor
 from relucheck.numerics.paper_a_training import threshold_sweep
+from relucheck.numerics.process_pool import TaskLost
 from relucheck.numerics.durable_files import read_json_lines
 from relucheck.numerics.errors import RelucheckInputError
 
@@ -59,9 +63,9 @@ def test_a_partial_store_resumes_with_the_missing_points_only(tmp_path, serial_r
     assert len(after) == 12 and after[:5] == kept  # the 5 finished rows were not recomputed
 
 
-def _run(out: Path, *extra: str) -> list[dict]:
-    proc = subprocess.run([sys.executable, "-m", "relucheck", "run", "--only", "B.lem1.*", "--mutate", "--quiet",
-                           "--out", str(out), *extra], capture_output=True, text=True, timeout=300)
+def _run(out: Path, *extra: str, only: str = "B.lem1.*", env: dict | None = None) -> list[dict]:
+    proc = subprocess.run([sys.executable, "-m", "relucheck", "run", "--only", only, "--mutate", "--quiet",
+                           "--out", str(out), *extra], capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     records = json.loads((out / "results.json").read_text())
     for rec in records:
@@ -76,6 +80,23 @@ def test_run_records_are_the_same_serial_parallel_and_on_dask(tmp_path):
     assert _run(tmp_path / "dask", "--executor", "dask", "--workers", "2") == serial
 
 
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def test_run_records_do_not_depend_on_the_blas_thread_count(tmp_path):
+    """C.thm3.min_norm_formula's last digits depended on OpenBLAS' thread count: a serial run used every core, Dask
+    workers one thread (Dask sets OPENBLAS_NUM_THREADS=1 in them). Every check now runs with BLAS on one thread
+    (`proofs_checks.runner`), so the environment's thread count changes nothing."""
+    unset = {k: v for k, v in os.environ.items() if k not in BLAS_THREADS}
+    serial = _run(tmp_path / "serial", "--executor", "serial", only="C.thm3.min_norm_formula", env=unset)
+    assert len(serial) == 2
+    one = _run(tmp_path / "one", "--executor", "serial", only="C.thm3.min_norm_formula",
+               env={**unset, "OPENBLAS_NUM_THREADS": "1"})
+    assert one == serial
+    dask = _run(tmp_path / "dask", "--executor", "dask", "--workers", "2", only="C.thm3.min_norm_formula", env=unset)
+    assert dask == serial
+
+
 @pytest.mark.parametrize("args, message", [
     (["--executor", "threads"], "argument --executor: invalid choice"),
     (["--workers", "0"], "argument --workers: must be in [1, 4096] worker processes"),
@@ -88,6 +109,28 @@ def test_bad_executor_options_exit_2(tmp_path, args, message):
                            *args], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_tasks_exception_in_a_pool_worker_is_raised_here():
+    with ProcessExecutor(2) as ex, pytest.raises(ValueError, match="math domain error"):
+        list(ex.map_unordered(math.sqrt, [4.0, -1.0]))
+
+
+def test_a_task_that_ends_its_worker_is_lost_not_waited_for():
+    """multiprocessing.Pool waited forever for it; the pool hands it to ``on_lost`` (or raises `TaskLost`)."""
+    with ProcessExecutor(2) as ex:
+        out = dict(ex.map_unordered(os._exit, [3, 4], on_lost=lambda task, lost: (task, lost.kind, str(lost))))
+    assert out == {k: (code, "died", f"its worker process died (exit status {code}): a crash, os._exit or the "
+                                     "out-of-memory killer") for k, code in enumerate([3, 4])}
+    with ProcessExecutor(1) as ex, pytest.raises(TaskLost, match="exit status 5"):
+        list(ex.map_unordered(os._exit, [5]))
+
+
+def test_a_task_stuck_past_its_limit_is_killed_and_the_next_one_runs():
+    with ProcessExecutor(1) as ex:
+        out = dict(ex.map_unordered(time.sleep, [600, 0], limit=lambda seconds: 0.1,
+                                    on_lost=lambda task, lost: (lost.kind, lost.limit)))
+    assert out == {0: ("time limit", 0.1), 1: None}
 
 
 def test_make_executor_refuses_bad_values():
