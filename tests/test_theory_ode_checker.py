@@ -408,3 +408,23 @@ def test_guarded_mpmath_functions():
     assert oc._mp_value(sp.log(t), {t: mpmath.mpf("1e400")}) is not None  # log reduces no argument
     with pytest.raises(oc.BeyondRange, match="^sinh of a constant beyond 1e"):
         oc.substitute(sp.sinh(sp.exp(sp.exp(sp.exp(t)))), {t: sp.Integer(5)})
+
+
+def test_a_field_without_a_finite_value_skips_the_draw():
+    # numpy gives nan for log of a negative number (and for acosh(asin(100))): DOP853 fed nan shrank its step for
+    # minutes; a field that is not finite on a draw now skips that draw, counted. A 60 s alarm makes a hang a failure.
+    import signal
+
+    def hang(signum, frame):
+        raise AssertionError("the integration did not end within 60 s")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(60)
+    try:
+        out = oc.integration_discrepancy(_constant("log(-y0)", "y0"), 0)
+        constant = oc.integration_discrepancy(_constant("acosh(asin(100))", "y0"), 0)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert (out["draws"], out["skipped_draws"]) == (0, 3) and out["max_discrepancy"] is None
+    assert (constant["draws"], constant["skipped_draws"]) == (0, 3)
