@@ -20,8 +20,9 @@ aistats         AISTATS 2025, two columns                   Computer Modern     
 Why tueplots (not SciencePlots): tueplots has one bundle per venue with that venue's column and text widths
 (`tueplots.figsizes`) and the font sizes derived from its body size (`tueplots.fontsizes`), so a venue preset is
 a function call, not numbers copied here; its font settings have non-LaTeX variants (mathtext), so nothing
-needs TeX at render time. SciencePlots ships matplotlib style sheets (looks: "science", "ieee", "nature") with
-one fixed figure size each and its fonts through ``text.usetex``, which needs a full TeX installation.
+needs TeX at render time. SciencePlots ships matplotlib style sheets (looks such as "science", "ieee",
+"nature") with one figure size each and no per-venue widths, and its default typesetting goes through
+``text.usetex``, which needs a full TeX installation wherever figures are drawn.
 
 * Sizes: the venue's widths from `tueplots.figsizes` (the LaTeX ``article`` class has no tueplots bundle: its
   ``\\textwidth`` is 345 pt at 10 pt, ``\\showthe\\textwidth``). A "column" figure is one column wide in a
