@@ -148,3 +148,32 @@ def test_engine_gd_says_its_answer_has_no_bound_to_the_flow():
     problem = FlowProblem.from_instance(random_general_instance(4, 2, 3, 5), "1e-10", horizon=0.5)
     res = solve(problem, "gd", step=0.05)
     assert res.errors["vouched"] is False and "gradient descent" in res.errors["reason"]
+
+
+def sweep(draws: int, big: bool = False) -> dict:
+    """The worst ratio |answer − tight| / (error + tight's error) per rtol over ``draws`` drawn instances (seed 2026):
+    ``python tests/test_engine_tolerance.py [DRAWS] [big]`` prints it (docs/engines.md quotes it)."""
+    rng = np.random.default_rng(2026)
+    lam, horizon = ("1e-40", 6.0) if big else ("1e-10", 3.0)
+    out = {r: [0, 0, 0.0] for r in RTOLS}  # successes, other statuses, worst ratio
+    for _ in range(draws):
+        sizes = (int(rng.integers(6, 17)), int(rng.integers(3, 7)), int(rng.integers(3, 9))) if big else \
+            (int(rng.integers(3, 7)), int(rng.integers(2, 4)), int(rng.integers(2, 5)))
+        seed = int(rng.integers(0, 2**32))
+        ref = run(sizes, seed, lam, horizon, TIGHT)
+        for r in (r for r in RTOLS if MIN_RTOL <= r <= MAX_RTOL and ref.success):
+            res = run(sizes, seed, lam, horizon, r)
+            out[r][0 if res.success else 1] += 1
+            if res.success:
+                out[r][2] = max(out[r][2], worst_ratio(res, ref))
+        run.cache_clear()
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    table = sweep(int(sys.argv[1]) if len(sys.argv) > 1 else 60, big="big" in sys.argv[2:])
+    for r, (ok, other, worst) in table.items():
+        print(f"rtol {r:.0e}: refused" if not MIN_RTOL <= r <= MAX_RTOL else
+              f"rtol {r:.0e}: {ok} successes, {other} other statuses, worst ratio {worst:.3g}")
