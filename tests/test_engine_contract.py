@@ -141,6 +141,15 @@ def test_a_limit_is_never_a_success(engine):
     assert "3 steps" in res.message
 
 
+@pytest.mark.parametrize("engine", registered())
+def test_a_spent_budget_is_never_a_success(engine):
+    """A budget far below one step's cost (1 µs) ends every engine's run with status BUDGET, not a success."""
+    res = solve(problem("general"), engine, **ENGINE_OPTIONS.get(engine, {}), budget=1e-6)
+    assert res.status is Status.BUDGET and not res.success
+    with pytest.raises(RelucheckInputError, match="budget must be a number of seconds > 0"):
+        solve(problem("general"), engine, **ENGINE_OPTIONS.get(engine, {}), budget=0)
+
+
 def rounding_crosstalk(delta: float) -> FlowProblem:
     """Two unit inputs with ⟨x_0, x_1⟩ = δ; the neuron starts active on x_0 only and both labels are positive. Its
     inactive pre-activation on x_1 decays towards δ r_0/g > 0: with δ = 1e-17 that crossing, which decides whether
