@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from relucheck.numerics.durable_files import atomic_write_text
+from relucheck.numerics.jsonable import to_jsonable
 
 from . import latex
 from .latex_tables import table as latex_table
@@ -212,6 +213,7 @@ def reader_cell(value, tolerance=None) -> latex.Tex:
     """A prediction, measurement or tolerance as a LaTeX table cell for a reader: a number by `latex.num`, a
     short text, or for a list or dict "n values, from a to b"; an expression only a program reads is "exact
     expression" (every value stays in results.json)."""
+    value, tolerance = to_jsonable(value), to_jsonable(tolerance)  # records in memory hold NumPy arrays and scalars
     tol = latex.as_float(tolerance)
     single = latex.value(value, tol)
     if single is not None:

@@ -111,3 +111,15 @@ def test_files_take_the_process_umask(run, tmp_path):
         os.umask(old)
     for p in paths:
         assert stat.S_IMODE(p.stat().st_mode) == 0o644, p
+
+
+def test_report_cells_from_records_in_memory():
+    """report.tex is written from records that still hold NumPy values: summarized, never dumped."""
+    import numpy as np
+
+    from relucheck.proofs_checks.report import reader_cell
+
+    assert reader_cell(np.array([1.0, 2.0])).source == "2 values, \\num{1} to \\num{2}"
+    assert reader_cell(np.float64(0.5), np.float64(0.01)).source == "\\num{0.5}"
+    assert reader_cell("Matrix([[0, 0], [0, 0]])").source == "the zero matrix"
+    assert reader_cell("[(0, [0, 1])]").source == "exact expression"
