@@ -11,7 +11,7 @@ than the column) and from any folder (`latex.FRAGMENT_SETUP`).
 Verdicts and counts come from `result.verdict_of` / `result.count_verdicts` (the record's fields, never its
 message), the same functions as the run's summary line, report.md, report.tex and results.csv. The text is for
 a reader: per check one sentence with prediction, measurement, tolerance and its reason, numbers through
-`latex.num` with the digits the tolerance warrants, a small table where a check compares several values; the
+`reader_text.num` with the digits the tolerance warrants, a small table where a check compares several values; the
 messages (a log of the computation) stay in results.json. The confidence of a reconstruction and the numbering
 of each paper are said in words, in a legend.
 """
@@ -26,9 +26,9 @@ from relucheck.theory.statement import PAPERS
 
 from . import latex
 from .figures.index import latex_body, load_index
-from .latex import as_float as _as_float
-from .latex import num, prose
-from .latex import value as value_tex
+from .reader_text import as_float as _as_float
+from .reader_text import num, prose, significant_digits
+from .reader_text import value as value_tex
 from .report import SUMMARY_FILE, incomplete_note, write_text
 from .result import CHECK_VERDICTS, Verdict, count_verdicts, verdict_of
 from .results_file import load_results
@@ -63,9 +63,9 @@ def _scalar_tolerance(tolerance) -> float | None:
 
 
 def _number(value: float, tolerance=None, reference: float | None = None) -> str:
-    """A number with the digits that show it to the tolerance's scale (`latex.significant_digits`)."""
+    """A number with the digits that show it to the tolerance's scale (`reader_text.significant_digits`)."""
     scale = reference if reference not in (None, 0) else value
-    return num(value, latex.significant_digits(abs(scale), tolerance))
+    return num(value, significant_digits(abs(scale), tolerance))
 
 
 def _leaves(value, prefix: str = "") -> list[tuple[str, object]]:

@@ -12,13 +12,13 @@ texlive-latex-recommended, texlive-science (siunitx) and texlive-luatex. Decisio
   (``τ_k``, ``ℝ^d``, ``a_j``, ``S^{d−1}``), while identifiers keep a literal underscore (``escape_time``,
   ``A.lemF.4``). A character in no mapping prints as ``\\texttt{U+XXXX}``: visible, still
   compiling (tests/test_latex.py requires every non-ASCII character of the package's sources to be mapped).
-* Tables: `latex_tables` (siunitx-aligned numbers, widths that fit the page).
+* Tables: `latex_tables` (siunitx-aligned numbers, widths that fit the page). Numbers and prose for a reader
+  (the one number formatter, values, tolerance reasons): `reader_text`.
 * Overfull boxes: the documents set ``\\emergencystretch``; tests/test_latex.py fails on any
   ``Overfull \\hbox`` wider than `OVERFULL_TOLERANCE_PT` (1 pt, below what a reader sees in print).
 """
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -237,145 +237,6 @@ def escape(text) -> str:
             math_run, scripted = [], set()
         out.append(tex)
     return "".join(out)
-
-
-def significant_digits(value: float, tolerance=None, *, low: int = 2, high: int = 6) -> int:
-    """Significant digits that show ``value`` to the scale of ``tolerance`` (one digit below it), between
-    ``low`` and ``high``; ``high`` when there is no positive finite tolerance (exact comparisons)."""
-    try:
-        tol = abs(float(tolerance))
-    except (TypeError, ValueError):
-        return high
-    if not (math.isfinite(tol) and tol > 0 and math.isfinite(value) and value != 0):
-        return high
-    return max(low, min(high, math.floor(math.log10(abs(value))) - math.floor(math.log10(tol)) + 2))
-
-
-def num(value, digits: int = 4) -> str:
-    """THE number formatter of the reader's texts: siunitx ``\\num{…}`` with ``digits`` significant digits (at
-    most 6, never a 17-digit float), scientific notation below 1e-3 and from 1e5 on (``\\num{1e-12}`` prints
-    1 × 10⁻¹²); integers print whole (up to 10⁶); booleans as yes/no; NaN and ±∞ as words/symbols."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int) and abs(value) < 10**6:
-        return rf"\num{{{value}}}"
-    v = float(value)
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return r"\ensuremath{\infty}" if v > 0 else r"\ensuremath{-\infty}"
-    if v == 0:
-        return r"\num{0}"
-    digits = max(1, min(6, digits))
-    if abs(v) < 1e-3 or abs(v) >= 1e5:
-        mant, exp = f"{v:.{digits - 1}e}".split("e")
-        mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
-        return rf"\num{{{mant}e{int(exp)}}}"
-    text = f"{v:.{digits}g}"
-    if "e" in text:  # 12345.6 at 4 digits: %g switches to an exponent; write the rounded integer instead
-        text = str(int(round(float(text))))
-    return rf"\num{{{text}}}"
-
-
-_PROSE_NUMBER = re.compile(r"(?<![\w.])(\d+\.\d{5,}|\d+(?:\.\d+)?[eE][+-]?\d+)(?![\w.])")
-_PROSE_POWER = re.compile(r"((?<![\w.])\d+|\))\^(\{[^{}]*\}|[-−]?\((?:[^()]|\([^()]*\))*\)|[-−]?[\w.]+)")
-_PROSE_CODE = re.compile(r"`([^`]+)`")
-_PROSE_OPTION = re.compile(r"(?<![\w-])(?:--|[–—])([a-z][a-z-]*\b)")  # --mutate, or a typographic dash before it
-_PROSE_IDENT = re.compile(r"(?<![\w\\{.])(?=[A-Za-z0-9._]{10})([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*_[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*)")
-_PROSE = re.compile(f"{_PROSE_CODE.pattern}|{_PROSE_POWER.pattern}|{_PROSE_NUMBER.pattern}|{_PROSE_OPTION.pattern}|"
-                    f"{_PROSE_IDENT.pattern}")
-# (an identifier of 10 or more characters with an underscore is code in prose: typewriter, breakable; a_j is math)
-
-
-def _code(text: str) -> str:
-    """A command, option or name in typewriter type, "--" kept as two hyphens, breakable after "." and "_"."""
-    tex = escape(text).replace("--", "-{}-").replace(".", r".\allowbreak{}").replace(r"\_", r"\_\allowbreak{}")
-    return r"\texttt{" + tex + "}"
-
-
-def prose(text) -> str:
-    """Text for a reader (a tolerance's reason, a finding, a mutation) as LaTeX: `escape`, with numbers written
-    by `num` (``1e-06`` → 1 × 10⁻⁶, ``0.7000000000000001`` → 0.7), powers of numbers and of parenthesized
-    terms in math (``10^-(digits − 10)``, ``2^-52``, ``(1 − x)^n``), `code`, ``--options`` and long names with an
-    underscore (``B.thm1.pointwise_bound``) in typewriter type, breakable, so that no exponent, caret, long float,
-    en-dashed option or unbreakable name is printed raw."""
-    text = str(text)
-    out, pos = [], 0
-    for m in _PROSE.finditer(text):
-        out.append(escape(text[pos:m.start()]))
-        if m.group(1) is not None:  # `code`
-            out.append(_code(m.group(1)))
-        elif m.group(2) is not None:  # a power
-            exponent = m.group(3)
-            if exponent.startswith("{") and exponent.endswith("}"):
-                exponent = exponent[1:-1]
-            sign = ""
-            if exponent[:1] in "-−":
-                sign, exponent = "-", exponent[1:]
-            if re.fullmatch(r"\d+|[A-Za-z]", exponent):
-                inner = exponent
-            elif re.fullmatch(r"\(\d+\)", exponent):
-                inner = exponent[1:-1]
-            else:
-                inner = r"\text{" + escape(exponent) + "}"
-            out.append(r"\ensuremath{" + m.group(2) + "^{" + sign + inner + "}}")
-        elif m.group(4) is not None:  # a number
-            out.append(num(float(m.group(4)), 4))
-        elif m.group(5) is not None:  # an option
-            out.append(_code("--" + m.group(5)))
-        else:  # a name in code: B.thm1.pointwise_bound, Instance.require_x (a_j, n_interp stay math)
-            out.append(identifier(m.group(6)).source)
-        pos = m.end()
-    out.append(escape(text[pos:]))
-    return "".join(out)
-
-
-_REPR = re.compile(r"np\.|Matrix\(|\[\s*[\[({]|\{\s*['\"]|\(\s*-?\d+\s*,\s*\[|\bTrue\b|\bFalse\b|\bNone\b|"
-                   r"\w+\(\[|^\s*[\[{(]")
-_ZERO_MATRIX = re.compile(r"Matrix\(\[\[[0,\s\[\]]*\]\]\)")
-_INTERVAL = re.compile(r"^\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]\s*$")
-
-
-def as_float(value) -> float | None:
-    """A number (or a string holding one) as a float; None for anything else (booleans included)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
-def value(value, tolerance=None) -> str | None:
-    """One value (a prediction, a measurement) as LaTeX for a reader, numbers through `num` with the digits
-    ``tolerance`` warrants; None when it is a structure (a list or dict: the caller shows a table or a summary)
-    or an expression only a program could read (a repr: it stays in results.json)."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if value is None:
-        return None
-    f = as_float(value)
-    if f is not None:
-        if isinstance(value, int) or (isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value)):
-            return num(int(f)) if abs(f) < 1e6 else num(f)
-        return num(f, significant_digits(abs(f), tolerance))
-    if isinstance(value, str):
-        if _ZERO_MATRIX.fullmatch(value.strip()):
-            return "the zero matrix"
-        m = _INTERVAL.match(value)
-        if m:
-            lo, hi = float(m.group(1)), float(m.group(2))
-            digits = significant_digits(max(abs(lo), abs(hi)), abs(hi - lo) or None, high=6)
-            return rf"\ensuremath{{[}}{num(lo, digits)}, {num(hi, digits)}\ensuremath{{]}}"
-        text = re.sub(r"'(\w[\w -]*)'", r"\1", value)  # check-ode verdict 'verified' → verified
-        if _REPR.search(text) or len(text) > 90:
-            return None
-        return prose(text)
-    return None
 
 
 def math_unicode(tex: str) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 from relucheck.numerics.durable_files import atomic_write_text
 from relucheck.numerics.jsonable import to_jsonable
 
-from . import latex
+from . import latex, reader_text
 from .latex_tables import table as latex_table
 from .result import CheckResult, Verdict, count_verdicts, verdict_of
 
@@ -210,22 +210,22 @@ def _flat(value) -> list:
 
 
 def reader_cell(value, tolerance=None) -> latex.Tex:
-    """A prediction, measurement or tolerance as a LaTeX table cell for a reader: a number by `latex.num`, a
+    """A prediction, measurement or tolerance as a LaTeX table cell for a reader: a number by `reader_text.num`, a
     short text, or for a list or dict "n values, from a to b"; an expression only a program reads is "exact
     expression" (every value stays in results.json)."""
     value, tolerance = to_jsonable(value), to_jsonable(tolerance)  # records in memory hold NumPy arrays and scalars
-    tol = latex.as_float(tolerance)
-    single = latex.value(value, tol)
+    tol = reader_text.as_float(tolerance)
+    single = reader_text.value(value, tol)
     if single is not None:
         return latex.Tex(single, min(len(str(value)), 14), 12)
     if isinstance(value, (list, tuple, dict)):
         leaves = _flat(value)
-        numbers = [f for f in (latex.as_float(x) for x in leaves) if f is not None and math.isfinite(f)]
+        numbers = [f for f in (reader_text.as_float(x) for x in leaves) if f is not None and math.isfinite(f)]
         text = f"{len(leaves)} values"
         if numbers and len(numbers) == len(leaves) and len(leaves) > 1:
-            text += f", {latex.num(min(numbers), 3)} to {latex.num(max(numbers), 3)}"
+            text += f", {reader_text.num(min(numbers), 3)} to {reader_text.num(max(numbers), 3)}"
         elif len(leaves) == 1:
-            inner = latex.value(leaves[0], tol)
+            inner = reader_text.value(leaves[0], tol)
             text = inner if inner is not None else "exact expression"
         return latex.Tex(text, 22, 10)
     return latex.Tex("exact expression" if value not in (None, "") else "", 16, 10)
@@ -248,7 +248,7 @@ def latex_report(records: list[CheckResult], title: str, expected: int | None = 
         body += latex.escape("Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)) + ".") + "\n\n"
     shown, failed = _findings(records)
     if shown or failed:
-        items = [f"\\item {latex.identifier(r.id)}: {latex.prose(r.finding)}" for r in shown]
+        items = [f"\\item {latex.identifier(r.id)}: {reader_text.prose(r.finding)}" for r in shown]
         items += [f"\\item {latex.identifier(r.id)}: did NOT reproduce ({r.status.value})" for r in failed]
         body += "\n".join(["\\subsection*{Findings: paper's claims refuted}", "\\begin{itemize}", *items,
                             "\\end{itemize}", "", ""])

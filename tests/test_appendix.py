@@ -1,6 +1,6 @@
 """The appendix and every .tex relucheck writes read as a text for a reader, not a log (issue 21): no
 programming repr, no list or dict dump, no long float, no raw exponent or caret, no internal label; numbers go
-through one formatter (`latex.num`) with the digits the tolerance warrants; the legend says in words how sure
+through one formatter (`reader_text.num`) with the digits the tolerance warrants; the legend says in words how sure
 each reconstruction is and which version of each paper is numbered; files take the process umask."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from relucheck.proofs_checks import latex
+from relucheck.proofs_checks import reader_text
 from relucheck.proofs_checks.registry import all_checks
 from relucheck.proofs_checks.report import write_results
 from relucheck.proofs_checks.result import CheckResult
@@ -35,7 +35,7 @@ def test_every_mutant_and_finding_text_reads_as_text():
     problems = {}
     for chk in all_checks().values():
         for what in ("mutant", "finding"):
-            found = reader_problems(latex.prose(getattr(chk, what)))
+            found = reader_problems(reader_text.prose(getattr(chk, what)))
             if found:
                 problems[f"{chk.id} {what}"] = found
     assert not problems, problems
@@ -66,28 +66,28 @@ def test_the_scanner_allows_siunitx_numbers_and_math():
     (float("nan"), 4, "NaN"), (-0.5, 9, "\\num{-0.5}"), (1 / 3, 17, "\\num{0.333333}"),
 ])
 def test_one_number_formatter(value, digits, expected):
-    assert latex.num(value, digits) == expected
+    assert reader_text.num(value, digits) == expected
 
 
 def test_digits_fit_the_tolerance():
-    assert latex.significant_digits(1.3079, 0.01) == 4  # 1.308: one digit below the 0.01 scale
-    assert latex.significant_digits(0.2057, 1e-12) == 6  # capped: never a 17-digit float
-    assert latex.significant_digits(5.0, 0) == 6 and latex.significant_digits(5.0, None) == 6
-    assert latex.significant_digits(1e-20, 1.0) == 2
+    assert reader_text.significant_digits(1.3079, 0.01) == 4  # 1.308: one digit below the 0.01 scale
+    assert reader_text.significant_digits(0.2057, 1e-12) == 6  # capped: never a 17-digit float
+    assert reader_text.significant_digits(5.0, 0) == 6 and reader_text.significant_digits(5.0, None) == 6
+    assert reader_text.significant_digits(1e-20, 1.0) == 2
 
 
 def test_prose_typesets_numbers_powers_code_and_options():
-    tex = latex.prose("10^-(digits − 10) relative, 1e-06 at 0.7000000000000001, (1 − x)^n, `relucheck run` –mutate")
+    tex = reader_text.prose("10^-(digits − 10) relative, 1e-06 at 0.7000000000000001, (1 − x)^n, `relucheck run` –mutate")
     assert "\\num{1e-6}" in tex and "\\num{0.7}" in tex and "\\ensuremath{10^{-" in tex and "\\ensuremath{)^{n}}" in tex
     assert "\\texttt{relucheck run}" in tex and "\\texttt{-{}-mutate}" in tex and reader_problems(tex) == []
 
 
 def test_values_for_a_reader():
-    assert latex.value("Matrix([[0, 0], [0, 0]])") == "the zero matrix"
-    assert latex.value("[(0, [0, 1]), (1, [2, 3])]") is None  # an expression only a program reads
-    assert latex.value([1, 2]) is None and latex.value({"a": 1}) is None  # structures: a table
-    assert latex.value("[0.0611310535339, 0.0611310535339]").count("\\num{") == 2
-    assert latex.value("0") == "\\num{0}" and latex.value(False) == "no"
+    assert reader_text.value("Matrix([[0, 0], [0, 0]])") == "the zero matrix"
+    assert reader_text.value("[(0, [0, 1]), (1, [2, 3])]") is None  # an expression only a program reads
+    assert reader_text.value([1, 2]) is None and reader_text.value({"a": 1}) is None  # structures: a table
+    assert reader_text.value("[0.0611310535339, 0.0611310535339]").count("\\num{") == 2
+    assert reader_text.value("0") == "\\num{0}" and reader_text.value(False) == "no"
 
 
 def test_legend_says_confidence_and_numbering_in_words(run):
