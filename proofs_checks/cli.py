@@ -258,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --checks: run the built-in checks too (by default only the --checks files' checks)")
     executor_options(p)
     p.add_argument("--check-timeout", type=seconds, default=None, metavar="SECONDS",
-                   help="time limit of each check and mutant (default 300 s, 3600 s for full-suite-only checks); "
+                   help="time limit of each check and mutant (default 600 s, 3600 s for full-suite-only checks); "
                         "past it the record is an error")
     p.set_defaults(func=_cmd_run)
 
