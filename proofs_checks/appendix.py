@@ -22,6 +22,7 @@ import math
 import re
 from pathlib import Path
 
+from relucheck.numerics.durable_files import atomic_write_text
 from relucheck.theory.statement import PAPERS
 
 from . import latex
@@ -29,7 +30,7 @@ from .figures.index import latex_body, load_index
 from .reader_text import as_float as _as_float
 from .reader_text import num, prose, significant_digits
 from .reader_text import value as value_tex
-from .report import SUMMARY_FILE, incomplete_note, write_text
+from .report import SUMMARY_FILE, incomplete_note
 from .result import CHECK_VERDICTS, Verdict, count_verdicts, verdict_of
 from .results_file import load_results
 
@@ -409,9 +410,9 @@ def write_appendix(results, out_dir, papers=("A", "B", "C")) -> list[Path]:
         body = paper_section(paper, statements, records, out, expected=expected)
         bodies.append(body)
         path = out / f"appendix_{paper.lower()}.tex"
-        write_text(path, latex.fragment_header(f"appendix section of paper {paper}") + body)
+        atomic_write_text(path, latex.fragment_header(f"appendix section of paper {paper}") + body)
         paths.append(path)
-    preamble = write_text(out / latex.PREAMBLE_FILE, latex.preamble_file())
+    preamble = atomic_write_text(out / latex.PREAMBLE_FILE, latex.preamble_file())
     line = summary_line(records, expected=expected)
     versions = (records[0].get("versions") or {}) if records else {}
     shown = ("relucheck", "python", "numpy", "scipy", "sympy", "mpmath")
@@ -422,5 +423,5 @@ def write_appendix(results, out_dir, papers=("A", "B", "C")) -> list[Path]:
              + (latex.escape("Versions: " + ", ".join(f"{k} {versions[k]}" for k in shown if k in versions) + ".")
                 if versions else ""))
     path = out / "appendix.tex"
-    write_text(path, latex.document("Appendix: verification of the papers' statements", intro + "\n\n" + "\n".join(bodies)))
+    atomic_write_text(path, latex.document("Appendix: verification of the papers' statements", intro + "\n\n" + "\n".join(bodies)))
     return [path] + paths + [preamble]

@@ -7,7 +7,7 @@ reports list those findings first; results.csv carries the verdict in its ``verd
 (`proofs_checks.appendix`) uses the same functions. A run that wrote fewer records than it ``expected`` says so
 first in every summary (`incomplete_note`), and ``run-summary.json`` beside results.json records it (results.json
 stays a plain list of records, as its readers expect). Every file is written atomically (temporary file +
-``os.replace``) with the permissions of the process umask (`write_text`).
+``os.replace``) with the permissions of the process umask (`numerics.durable_files.atomic_write_text`).
 
 Numbers are formatted with `fmt_number`: four significant digits, scientific notation for small
 or large magnitudes (λ = 1e-40 prints as ``1e-40``, never as ``0.000``).
@@ -18,7 +18,6 @@ import csv
 import io
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -71,19 +70,6 @@ def fmt_value(value, limit: int = 6) -> str:
 SUMMARY_FILE = "run-summary.json"  # beside results.json: the summary line and how many records were expected
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_text(path, text: str) -> Path:
-    """`atomic_write_text` with the file's permissions set by the process umask (0666 & ~umask), like ``open``."""
-    path = atomic_write_text(path, text)
-    os.chmod(path, 0o666 & ~_umask())
-    return path
-
-
 def write_results(records: list[CheckResult], out_dir, *, title: str = "relucheck report",
                   expected: int | None = None) -> list[Path]:
     """Write results.json, results.csv, report.md, report.tex and run-summary.json into ``out_dir`` (each
@@ -92,7 +78,7 @@ def write_results(records: list[CheckResult], out_dir, *, title: str = "reluchec
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "results.json", out / "results.csv", out / "report.md", out / "report.tex", out / SUMMARY_FILE]
-    write_text(paths[0], json.dumps([r.to_json() for r in records], indent=1))
+    atomic_write_text(paths[0], json.dumps([r.to_json() for r in records], indent=1))
     buf = io.StringIO(newline="")
     writer = csv.DictWriter(buf, CSV_FIELDS)
     writer.writeheader()
@@ -101,11 +87,11 @@ def write_results(records: list[CheckResult], out_dir, *, title: str = "reluchec
         row["verdict"] = verdict_of(r).value
         writer.writerow({k: (fmt_value(row[k]) if k in ("prediction", "measurement", "tolerance") else row[k])
                          for k in CSV_FIELDS})
-    write_text(paths[1], buf.getvalue())
-    write_text(paths[2], markdown_report(records, title, expected=expected))
-    write_text(paths[3], latex_report(records, title, expected=expected))
+    atomic_write_text(paths[1], buf.getvalue())
+    atomic_write_text(paths[2], markdown_report(records, title, expected=expected))
+    atomic_write_text(paths[3], latex_report(records, title, expected=expected))
     counts = count_verdicts(records)
-    write_text(paths[4], json.dumps({"records": len(records), "expected": expected,
+    atomic_write_text(paths[4], json.dumps({"records": len(records), "expected": expected,
                                      "complete": expected is None or len(records) >= expected,
                                      "counts": {v.value: counts[v] for v in Verdict},
                                      "summary": summary_line(records, expected=expected)}, indent=1))
@@ -195,8 +181,8 @@ def write_table(header: list[str], rows: list[list], stem, *, caption: str = "")
     stem.parent.mkdir(parents=True, exist_ok=True)
     cells = [[c if isinstance(c, str) else fmt_number(c) for c in row] for row in rows]
     md, tex = stem.with_suffix(".md"), stem.with_suffix(".tex")
-    write_text(md, (f"{caption}\n\n" if caption else "") + markdown_table(header, cells))
-    write_text(tex, latex.fragment_header(f"table {stem.name}")
+    atomic_write_text(md, (f"{caption}\n\n" if caption else "") + markdown_table(header, cells))
+    atomic_write_text(tex, latex.fragment_header(f"table {stem.name}")
                       + latex_table(header, cells, caption=caption, label=f"tab:{stem.name}"))
     return [md, tex]
 
