@@ -293,10 +293,42 @@ def _silence_stdout() -> None:
         pass
 
 
+def _raise_interrupted(signum, frame):
+    from relucheck.numerics.interrupts import Interrupted
+
+    raise Interrupted(signum)
+
+
+def _end_on_termination_signals() -> dict:
+    """SIGTERM and SIGHUP end every command as Ctrl-C does (exit 143, 129; `numerics.interrupts`), from the first
+    line on: `run` replaces this by its own handling while checks run and gives it back after. Only in the main
+    thread (tests call `main` from others), and a signal ignored at start (``nohup``) stays ignored. Returns the
+    handlers replaced, which `main` puts back when the command returns."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGTERM, signal.SIGHUP)
+            if signal.getsignal(sig) is signal.SIG_DFL}
+
+
 def main(argv=None) -> int:
     """Run one command; the error boundary of every command (module docstring)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
+    replaced = _end_on_termination_signals()
+    try:
+        return _main(argv, debug)
+    finally:
+        import signal
+
+        for sig, handler in replaced.items():
+            if signal.getsignal(sig) is _raise_interrupted:  # after an interrupted `run`, its handlers stay
+                signal.signal(sig, handler)
+
+
+def _main(argv: list, debug: bool) -> int:
     try:
         args = build_parser().parse_args(argv)
         code = int(args.func(args) or 0)
@@ -305,11 +337,13 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_PIPE_CLOSED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from relucheck.numerics.interrupts import exit_status
+
         if debug:
             traceback.print_exc()
         print("relucheck: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return exit_status(exc)  # 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
     except (RelucheckInputError, OSError) as exc:  # bad input, or a file that cannot be read or written
         if debug:
             traceback.print_exc()
