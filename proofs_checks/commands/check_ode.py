@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from relucheck.numerics.schema import read_json_file
 from relucheck.proofs_checks.report import fmt_number
@@ -24,10 +25,20 @@ DECISION_MEMORY_MIB = 1024  # default memory allowance beyond what the process h
 
 
 def _run(args) -> int:
+    from relucheck.numerics.time_limit import TimeLimitExceeded, time_limit
     from relucheck.theory.ode_checker import check_ode_within_budget, parse_problem
 
-    problem = parse_problem(read_json_file(args.file, "ODE"), f"ODE file {args.file}")
-    result = check_ode_within_budget(problem, args.seed, seconds=args.budget, memory_bytes=args.memory * 2**20)
+    data = read_json_file(args.file, "ODE")
+    start = time.monotonic()
+    try:  # building SymPy objects can be slow on constants SymPy evaluates slowly: the parse counts in the budget
+        with time_limit(args.budget):  # in this process, so that nothing escapes tests/test_safe_expression's audit
+            problem = parse_problem(data, f"ODE file {args.file}")
+    except TimeLimitExceeded:
+        print(f"relucheck: inconclusive (exit code 3): budget exceeded: {args.file} could not be parsed within "
+              f"{args.budget:g} s (--budget)", file=sys.stderr)
+        return EXIT_CODES["inconclusive"]
+    left = max(args.budget - (time.monotonic() - start), 1.0)  # the parse's share of the budget is spent
+    result = check_ode_within_budget(problem, args.seed, seconds=left, memory_bytes=args.memory * 2**20)
     if args.json:
         print(json.dumps(result, indent=1))
     else:
