@@ -70,7 +70,7 @@ FILES = {
     "data_d4.json": _with(DATA, inputs=[[1, 0, 0, 0]] * 4),
     "data_string_label.json": _with(DATA, labels=["1", -0.5, 0.7, -1.2]),
     "data_unknown_key.json": _with(DATA, weights=[1]),
-    "data_too_many.json": {"inputs": [[1, 0, 0]] * 301, "labels": [1] * 301},
+    "data_too_many.json": {"inputs": [[1, 0, 0]] * 3000, "labels": [1] * 3000},  # the estimate is far beyond 60 s
     "data_no_labels.json": {"inputs": DATA["inputs"]},
     "data_overflow.json": json.dumps(DATA).replace("[1, 0.5]", "[1e400, 0.5]"),
     "data_ragged.json": _with(DATA, inputs=[[1, 0.5], [-0.3], [0.2, -1], [-1, -0.4]]),
@@ -207,7 +207,8 @@ CASES = [
     ("extremal-vectors {f}/data_d4.json", ["field 'inputs[0]'", "d = 4 is outside [2, 3]"]),
     ("extremal-vectors {f}/data_string_label.json", ["field 'labels[0]'", "expected a number, got a string"]),
     ("extremal-vectors {f}/data_unknown_key.json", ["unknown field(s) ['weights']"]),
-    ("extremal-vectors {f}/data_too_many.json", ["field 'inputs'", "n = 301 points in d = 3 exceed 300"]),
+    ("extremal-vectors {f}/data_too_many.json", ["data file", "beyond the time budget of 60 s (--budget",
+                                                  "n = 3000 points in d = 3"]),
     ("extremal-vectors {f}/data_no_labels.json", ["field 'labels' is missing"]),
     ("extremal-vectors {f}/data_overflow.json", ["field 'inputs[0][0]'", "must be finite"]),
     ("extremal-vectors {f}/data_ragged.json", ["field 'inputs[1]'", "has 1 entries but d = 2"]),
