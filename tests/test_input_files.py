@@ -117,3 +117,17 @@ def test_extremal_vectors_json_output_is_unchanged_by_the_budget(tmp_path, capsy
     code, out, err = _run(capsys, ["extremal-vectors", str(path), "--json"])
     assert code == 0 and err == ""
     assert all({"direction", "vector", "type", "face", "ties"} == set(row) for row in json.loads(out))
+
+
+def test_flow_names_the_instance_file_for_a_property_of_its_data(tmp_path, capsys):
+    """A zero input is found while the flow problem is built: the message still names the file (issue 20)."""
+    import json
+
+    from relucheck.proofs_checks.cli import main
+
+    path = tmp_path / "zero_input.json"
+    path.write_text(json.dumps({"inputs": [[1.0, 0.0], [0.0, 0.0], [0.6, 0.8]], "labels": [1.0, -0.5, 0.3],
+                                "directions": [[1.0, 0.0], [0.0, 1.0]], "signs": [1, -1]}))
+    assert main(["flow", str(path), "--lam", "1e-10"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"relucheck: error: instance file {path}: input 1 is zero: a zero input is on every neuron's kink (drop it)\n"

@@ -61,6 +61,8 @@ def parse_times(text: str | None) -> tuple | None:
 
     if text is None:
         return None
+    if not text.isascii():  # float() reads any Unicode digit ('５'): a value must read as it looks
+        raise RelucheckInputError(f"--times must be comma-separated numbers in ASCII digits, e.g. 0.5,1,2; got {text[:80]!r}")
     parts = text.split(",")
     if len(parts) > MAX_TIMES:
         raise RelucheckInputError(f"--times: {len(parts)} times, at most {MAX_TIMES} (each is a sample kept and printed)")
@@ -86,9 +88,11 @@ def rtol(text: str) -> float:
     from relucheck.numerics.flows.engines.logscale import MAX_RTOL, MIN_RTOL, _MAX_RTOL_REASON
 
     try:
+        if not text.isascii():  # float() reads any Unicode digit ('１e-4'): a value must read as it looks
+            raise ValueError(text)
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number in ASCII digits, got {text!r}") from None
     if not (math.isfinite(value) and MIN_RTOL <= value <= MAX_RTOL):
         raise argparse.ArgumentTypeError(
             f"must be in [{MIN_RTOL:g}, {MAX_RTOL:g}], got {text!r}: below {MIN_RTOL:g} the check rerun at rtol/100 "
@@ -218,8 +222,14 @@ def solve_instance(instance, args, limit):
         options["budget"] = args.budget
     if getattr(args, "progress", True):
         options["progress"] = _progress
-    return flow(instance, args.lam, engine=name, horizon=horizon, times=times, max_horizon=args.max_horizon,
-                **options)
+    try:
+        return flow(instance, args.lam, engine=name, horizon=horizon, times=times, max_horizon=args.max_horizon,
+                    **options)
+    except RelucheckInputError as exc:  # a property of the data (a zero input …) names the file; an option names itself
+        message = str(exc.args[0]) if exc.args else type(exc).__name__
+        if not message.startswith(("--", "instance file")):
+            exc.args = (f"instance file {args.instance}: {message}",)
+        raise
 
 
 def _print_human(result, limit, note) -> None:
