@@ -19,6 +19,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -85,9 +86,10 @@ def _cmd_run(args) -> int:
     from .out_lock import OutDirLock
     from .plugins import load_checks
 
+    out = Path(os.path.abspath(args.out))  # a check (or a plugin's import) may chdir: DIR stays where it was
     load_checks(args.checks)
     checks = _selected_checks(args)
-    out = prepare_out_dir(args.out)  # before anything is computed
+    prepare_out_dir(out, shown=args.out)  # before anything is computed
     with OutDirLock(out, shown=f"--out {args.out}"):
         return _run_locked(args, checks, out)
 
@@ -119,7 +121,7 @@ def _run_locked(args, checks, out) -> int:
     from .report import summary_line, write_results
     from .runner import exit_code, record_ids, run_checks
 
-    journal = Journal(out)
+    journal = Journal(out, shown=args.out)
     params = run_parameters(args.suite, args.only, args.seed, args.mutate, plugins=plugin_fingerprint(),
                             with_builtin=args.with_builtin or not args.checks)
     ids = record_ids(checks, args.mutate)
@@ -146,7 +148,7 @@ def _run_locked(args, checks, out) -> int:
     except KeyboardInterrupt as exc:  # the workers are stopped; the journal keeps every finished record
         interrupted = exit_status(exc)  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
     except OSError as exc:  # e.g. a full disk while appending to the journal: what is on disk stays
-        print(f"relucheck: error: cannot write the journal {journal.path}: {exc}; the records written so far are "
+        print(f"relucheck: error: cannot write the journal {journal.shown}: {exc}; the records written so far are "
               "kept, `relucheck run --resume` with the same options continues", file=sys.stderr)
         return 2
     saved = journal.records(ids)
@@ -159,9 +161,9 @@ def _run_locked(args, checks, out) -> int:
     print(f"summary: {summary_line(records, expected=len(ids))}")
     print(f"ran {len(records) - (len(ids) - len(todo))} of {len(ids)} records"
           + (f" ({len(ids) - len(todo)} already in the journal)" if args.resume else ""))
-    print(f"wrote {', '.join(str(p) for p in paths)} (journal {journal.path})")
+    print(f"wrote {', '.join(str(Path(args.out) / Path(p).name) for p in paths)} (journal {journal.shown})")
     if interrupted:
-        print(f"relucheck: interrupted: {len(records)} of {len(ids)} records kept in {journal.path}; "
+        print(f"relucheck: interrupted: {len(records)} of {len(ids)} records kept in {journal.shown}; "
               "`relucheck run --resume` with the same options runs the rest", file=sys.stderr)
         return interrupted
     return exit_code(records)
@@ -173,6 +175,7 @@ def _cmd_show(args) -> int:
     from .plugins import load_checks
     from .registry import all_checks, checks_of_statement, get_check
 
+    latest_results = _latest_results(args.results)  # before anything is printed (or a plugin may chdir)
     load_checks(args.checks)
     checks = all_checks()
     if args.id in checks:
@@ -187,12 +190,9 @@ def _cmd_show(args) -> int:
     print(st.to_markdown(check_ids))
     results_path = Path(args.results or DEFAULT_RESULTS)
     latest = {}
-    if args.results is not None or not _missing(results_path):  # only the default may be missing
-        from .results_file import load_results
-
-        for rec in load_results(results_path):
-            if rec["check"] in check_ids:
-                latest[rec["id"]] = rec
+    for rec in latest_results:
+        if rec["check"] in check_ids:
+            latest[rec["id"]] = rec
     for cid in check_ids:
         chk = checks[cid]
         print(f"check {cid} (suites: {', '.join(chk.suites)}; mutant: {chk.mutant})")
@@ -204,6 +204,16 @@ def _cmd_show(args) -> int:
         if cid not in latest:
             print(f"  no result in {results_path} (run `relucheck run --only {cid}`)")
     return 0
+
+
+def _latest_results(results: str | None) -> list[dict]:
+    """The records of ``--results`` (a file given must exist; the default may be missing: no records)."""
+    from .results_file import load_results
+
+    path = Path(results or DEFAULT_RESULTS)
+    if results is None and _missing(path):
+        return []
+    return load_results(path)
 
 
 def _missing(path: Path) -> bool:
@@ -229,10 +239,49 @@ def _checks_option(parser) -> None:
                              "docs/api.md); installed plugins (entry points 'relucheck.checks') load always")
 
 
+_NEGATIVE_NUMBER = re.compile(r"-(\d|\.\d|inf|nan)", re.IGNORECASE)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with the standard of bad input: one line ``relucheck: error: argument --seed: <condition>, got
+    '-1' (relucheck run --help lists the options)`` and exit 2, instead of a usage block. Its subparsers are of this
+    class too (``add_subparsers`` makes them with the parent's class)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._arguments_seen = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message):
+        message = self._negative_value_hint(message) or message
+        self.exit(2, f"relucheck: error: {_one_line(message)} ({self.prog} --help lists the options)\n")
+
+    def _negative_value_hint(self, message: str) -> str | None:
+        """argparse reads ``--lam -1e-4`` as two options ("expected one argument"): say what was given."""
+        match = re.fullmatch(r"argument (\S+): expected one argument", message)
+        if not match:
+            return None
+        names = match.group(1).split("/")
+        seen = getattr(self, "_arguments_seen", [])
+        for k, token in enumerate(seen[:-1]):
+            if token in names and _NEGATIVE_NUMBER.match(seen[k + 1]):
+                return (f"argument {token}: got the negative value {seen[k + 1]!r}, which is not allowed here "
+                        f"(a value beginning with '-' is written {token}={seen[k + 1]}, and is checked as any value)")
+        return None
+
+
+def _refuse_version_with_arguments(argv: list) -> None:
+    """``relucheck --version x`` would print the version and exit 0, ignoring x: --version stands alone."""
+    command = next((k for k, a in enumerate(argv) if not a.startswith("-")), len(argv))
+    if "--version" in argv[:command]:
+        others = [a for a in argv if a not in ("--version", "--debug")]
+        if others:
+            build_parser().error(f"argument --version: takes no other arguments, got {others[0]!r}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .arguments import apply_shared, executor_options, seconds
 
-    parser = argparse.ArgumentParser(prog="relucheck", description=__doc__.split("\n\n")[0], allow_abbrev=False)
+    parser = OneLineParser(prog="relucheck", description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
     parser.add_argument("--version", action="version", version=f"relucheck {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -330,6 +379,7 @@ def main(argv=None) -> int:
 
 def _main(argv: list, debug: bool) -> int:
     try:
+        _refuse_version_with_arguments(argv)
         args = build_parser().parse_args(argv)
         code = int(args.func(args) or 0)
         sys.stdout.flush()
@@ -363,5 +413,28 @@ def _main(argv: list, debug: bool) -> int:
         return 2
 
 
+def entry() -> None:
+    """The console script and ``python -m relucheck``: `main`, then end the process with its exit code even when a
+    plugin left a non-daemon thread running (the interpreter would wait for it forever after the output). `main`
+    itself returns normally, for callers in the same process."""
+    import threading
+
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed by a plugin, or a broken pipe
+            pass
+    left = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    if left:
+        try:
+            print(f"relucheck: note: a plugin left {len(left)} thread{'s' if len(left) > 1 else ''} running; ending "
+                  "anyway", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

@@ -39,6 +39,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import uuid
 from dataclasses import dataclass, field
@@ -74,13 +75,15 @@ def run_parameters(suite: str, only: str | None, seed: int, mutate: bool, plugin
             "with_builtin": bool(with_builtin), **code_version()}
 
 
-def prepare_out_dir(path, option: str = "--out") -> Path:
+def prepare_out_dir(path, option: str = "--out", shown: str | None = None) -> Path:
     """Create the output directory and make sure a file can be written there, before anything is computed.
 
     Raises `RelucheckInputError` naming ``option`` and the condition: the path is a file, a parent is a
-    file, the directory cannot be created, or it is not writable.
+    file, the directory cannot be created, or it is not writable. ``shown``: the path as the user typed it, for
+    the messages (``path`` may be its absolute form).
     """
     out = Path(path)
+    path = path if shown is None else shown
     if out.exists() and not out.is_dir():
         raise RelucheckInputError(f"{option} {path}: is a file, not a directory")
     for parent in out.parents:
@@ -164,13 +167,27 @@ class JournalContents:
 class Journal:
     """``DIR/journal.jsonl`` (see the module docstring)."""
 
-    def __init__(self, out_dir):
+    def __init__(self, out_dir, shown: str | None = None):
         self.path = Path(out_dir) / JOURNAL_NAME
+        self.shown = self.path if shown is None else Path(shown) / JOURNAL_NAME  # as the user typed --out
         self.run_id: str | None = None  # set by `start` or `resume`: this process writes lines of that run
         self.note = ""  # one line for stderr when a cut last line was dropped
 
+    def _refuse_unsafe(self) -> None:
+        """The journal is a regular file of DIR, or absent: a symbolic link (to another folder's journal, which
+        this run has not locked) or a device, fifo or directory in its place is exit 2 naming it."""
+        try:
+            mode = self.path.lstat().st_mode
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+            what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise RelucheckInputError(f"journal {self.shown}: is {what}; relucheck reads and writes only a journal "
+                                      "file of its own --out folder: remove it, or choose another --out")
+
     def exists(self) -> bool:
         """There is a journal (an empty file holds nothing to lose and counts as none)."""
+        self._refuse_unsafe()
         try:
             return self.path.stat().st_size > 0
         except FileNotFoundError:
@@ -178,6 +195,7 @@ class Journal:
 
     def start(self, parameters: dict) -> None:
         """Begin a new journal with the run's parameters and a new run id."""
+        self._refuse_unsafe()
         self.run_id = uuid.uuid4().hex
         header = {"kind": "run", "format": FORMAT, "run_id": self.run_id, "parameters": to_jsonable(parameters)}
         header["sha256"] = integrity_hash(header, self.run_id)
@@ -188,6 +206,7 @@ class Journal:
             raise RuntimeError("Journal: start() or resume() before writing lines")
         row = to_jsonable(row)
         row["sha256"] = integrity_hash(row, self.run_id)
+        self._refuse_unsafe()
         append_json_line(self.path, row)
 
     def note_session(self, *, resume: bool, to_run: int, already: int) -> None:
@@ -197,42 +216,45 @@ class Journal:
         self._append({"kind": "record", "record": record.to_json()})
 
     def _error(self, line: int, problem: str) -> RelucheckInputError:
-        return RelucheckInputError(f"journal {self.path} line {line}: {problem}; the journal cannot be trusted: "
+        return RelucheckInputError(f"journal {self.shown} line {line}: {problem}; the journal cannot be trusted: "
                                    "delete it (or choose another --out) to start over")
 
-    def _header(self, raw: bytes) -> dict:
+    def _header(self, raw: bytes, number: int = 1) -> dict:
         try:
             row = json.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
-            raise self._error(1, "not a JSON line (expected the journal's header)") from None
+            raise self._error(number, "not a JSON line (expected the journal's header)") from None
         if not isinstance(row, dict) or row.get("kind") != "run":
-            raise self._error(1, "not the header of a relucheck run journal")
+            raise self._error(number, "not the header of a relucheck run journal")
         if row.get("format") != FORMAT or set(row) != _KEYS["run"]:
-            raise self._error(1, f"a journal of format {row.get('format', 1)!r}, not {FORMAT} (written by another "
+            raise self._error(number, f"a journal of format {row.get('format', 1)!r}, not {FORMAT} (written by another "
                                  "version of relucheck, without integrity fields)")
         if not (isinstance(row["run_id"], str) and re.fullmatch("[0-9a-f]{32}", row["run_id"])
                 and isinstance(row["parameters"], dict) and isinstance(row["parameters"].get("seed"), int)):
-            raise self._error(1, "the header's run_id or parameters are malformed")
+            raise self._error(number, "the header's run_id or parameters are malformed")
         if row["sha256"] != integrity_hash(row, row["run_id"]):
-            raise self._error(1, "the header's sha256 does not match its content (edited or damaged)")
+            raise self._error(number, "the header's sha256 does not match its content (edited or damaged)")
         return row
 
     def load(self, parameters: dict | None = None, record_ids=None) -> JournalContents:
         """Read and validate every line (module docstring). ``parameters``: the run's, compared with the header's
         first (an error naming each difference); ``record_ids``: the run's record ids."""
+        self._refuse_unsafe()
         data = self.path.read_bytes()
         *lines, tail = data.split(b"\n")
-        if not lines:
+        numbered = [(number, raw) for number, raw in enumerate(lines, start=1) if raw.strip()]  # a blank line
+        # carries nothing (an editor's or a copy's trailing newline): it is skipped; every other line is checked
+        if not numbered:
             raise self._error(1, "no complete header line")
-        header = self._header(lines[0])
+        header = self._header(numbered[0][1], numbered[0][0])
         if parameters is not None:
             self._compare(header["parameters"], to_jsonable(parameters))
         if self.run_id is not None and header["run_id"] != self.run_id:
-            raise self._error(1, "another run's header (the journal was replaced while this run wrote it)")
+            raise self._error(numbered[0][0], "another run's header (the journal was replaced while this run wrote it)")
         contents = JournalContents(header["run_id"], header["parameters"], complete_bytes=len(data) - len(tail))
         ids = None if record_ids is None else frozenset(record_ids)
         where: dict[str, int] = {}
-        for number, raw in enumerate(lines[1:], start=2):
+        for number, raw in numbered[1:]:
             row = self._line(raw, number, contents.run_id)
             if row["kind"] == "session":
                 contents.sessions.append(row)
@@ -245,9 +267,9 @@ class Journal:
                 raise self._error(number, problem)
             where[rec["id"]] = number
             contents.records[rec["id"]] = CheckResult.from_json(rec)
-        if tail:
+        if tail.strip():
             contents.cut_line = len(lines) + 1
-            self.note = (f"relucheck: note: journal {self.path} line {contents.cut_line} was cut (a run was killed "
+            self.note = (f"relucheck: note: journal {self.shown} line {contents.cut_line} was cut (a run was killed "
                          "while writing it); it is dropped and its record runs again")
         return contents
 
@@ -275,7 +297,7 @@ class Journal:
         if changed:
             diffs = "; ".join(f"{key} {saved.get(key)!r} in the journal, {parameters.get(key)!r} now" for key in changed)
             code = " (the code changed since the journal was written)" if {"relucheck", "code_sha256"} & set(changed) else ""
-            raise RelucheckInputError(f"--resume: the journal {self.path} was written by a run with other parameters: "
+            raise RelucheckInputError(f"--resume: the journal {self.shown} was written by a run with other parameters: "
                                       f"{diffs}{code}. Run with that run's options, or choose another --out")
 
     def parameters(self) -> dict:
@@ -323,6 +345,6 @@ class Journal:
             what = (f": an unfinished run, suite {p.get('suite')}, --only {p.get('only')}, seed {p.get('seed')}"
                     f"{', --mutate' if p.get('mutate') else ''}, {len(contents.records)} records")
             hint = "`relucheck run --resume` with that run's options continues it; "
-        raise RelucheckInputError(f"{shown}: holds the journal of another run ({self.path}{what}); {hint}to start a new "
-                                  f"run delete {self.path} or choose another --out")
+        raise RelucheckInputError(f"{shown}: holds the journal of another run ({self.shown}{what}); {hint}to start a new "
+                                  f"run delete {self.shown} or choose another --out")
 

@@ -15,10 +15,12 @@ locks).
 from __future__ import annotations
 
 import datetime
+import errno
 import fcntl
 import json
 import os
 import socket
+import stat
 from pathlib import Path
 
 from relucheck.numerics.errors import RelucheckInputError
@@ -35,12 +37,34 @@ class OutDirLock:
         self.shown = shown
         self._fd: int | None = None
 
+    def _not_a_lock_file(self) -> RelucheckInputError:
+        return RelucheckInputError(f"{self.shown}: {LOCK_NAME} is not a regular file (a symbolic link, a folder, a "
+                                   f"fifo …); relucheck locks and writes only a file of its own: remove "
+                                   f"{self.path} or choose another --out")
+
     def acquire(self) -> "OutDirLock":
+        """Open (never following a symbolic link, never another file than DIR's own lock file), lock, write the
+        holder's line."""
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            mode = os.lstat(self.path).st_mode
+        except FileNotFoundError:
+            mode = None
         except OSError as exc:
             raise RelucheckInputError(f"{self.shown}: cannot open the lock file {self.path} "
                                       f"({exc.strerror or exc})") from None
+        if mode is not None and not stat.S_ISREG(mode):  # a symlink included: lstat does not follow it
+            raise self._not_a_lock_file()
+        try:  # O_NOFOLLOW: a symlink put there after the lstat fails (ELOOP); O_NONBLOCK: a fifo cannot hang us
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise self._not_a_lock_file() from None
+            raise RelucheckInputError(f"{self.shown}: cannot open the lock file {self.path} "
+                                      f"({exc.strerror or exc})") from None
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode) or opened.st_nlink > 1:  # replaced since the lstat, or a hard link to
+            os.close(fd)  # another file, which writing the holder's line would truncate
+            raise self._not_a_lock_file()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -1,6 +1,4 @@
 """`python -m relucheck`: the relucheck command line (`relucheck.proofs_checks.cli`)."""
-import sys
+from relucheck.proofs_checks.cli import entry
 
-from relucheck.proofs_checks.cli import main
-
-sys.exit(main())
+entry()

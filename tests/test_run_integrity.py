@@ -530,3 +530,112 @@ def test_the_registry_does_not_import_plugins():
     code = ("import sys; from relucheck.proofs_checks.registry import all_checks; all_checks(); "
             "assert 'relucheck.proofs_checks.plugins' not in sys.modules, 'registry loaded plugins'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=HANG_GUARD)
+
+
+# Red team 1 (run): symbolic links in --out, a check that changes directory, blank journal lines, lingering threads.
+
+def test_a_symlinked_lock_file_is_refused_and_its_target_untouched(tmp_path, capsys):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("DATA\n")
+    out = tmp_path / "sl"
+    out.mkdir()
+    (out / LOCK_NAME).symlink_to(victim)
+    assert main(_run_args(out)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"relucheck: error: --out {out}: {LOCK_NAME} is not a regular file") and err.count("\n") == 1
+    assert victim.read_text() == "DATA\n"
+    assert not (out / JOURNAL_NAME).exists()
+
+
+def test_a_hard_linked_lock_file_is_refused_and_its_target_untouched(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("DATA\n")
+    out = tmp_path / "hl"
+    out.mkdir()
+    os.link(victim, out / LOCK_NAME)
+    with pytest.raises(RelucheckInputError, match="run.lock is not a regular file"):
+        OutDirLock(out, shown=f"--out {out}").acquire()
+    assert victim.read_text() == "DATA\n"
+
+
+def test_a_journal_symlinked_to_another_folders_journal_is_refused(complete_run, tmp_path, capsys):
+    before = (complete_run / JOURNAL_NAME).read_bytes()
+    other = tmp_path / "jB"
+    other.mkdir()
+    (other / JOURNAL_NAME).symlink_to(complete_run / JOURNAL_NAME)
+    for extra in (["--resume"], []):
+        assert main(_run_args(other, *extra)) == 2
+        err = capsys.readouterr().err
+        assert f"journal {other / JOURNAL_NAME}: is a symbolic link" in err and err.count("\n") == 1, err
+    assert (complete_run / JOURNAL_NAME).read_bytes() == before
+
+
+def test_a_folder_in_place_of_the_journal_is_refused(tmp_path, capsys):
+    out = tmp_path / "o"
+    (out / JOURNAL_NAME).mkdir(parents=True)
+    assert main(_run_args(out, "--resume")) == 2
+    assert f"journal {out / JOURNAL_NAME}: is not a regular file" in capsys.readouterr().err
+
+
+def test_blank_journal_lines_are_skipped_and_every_other_line_still_checked(complete_run, capsys):
+    rows = _lines(complete_run)
+    text = (complete_run / JOURNAL_NAME).read_text()
+    (complete_run / JOURNAL_NAME).write_text(text + "\n  \n")
+    assert sorted(Journal(complete_run).records()) == sorted(QUICK_IDS)
+    assert main(_run_args(complete_run, "--resume")) == 0
+    assert "ran 0 of 4 records" in capsys.readouterr().out
+    lines = (complete_run / JOURNAL_NAME).read_text().split("\n")
+    edited = json.loads(lines[len(rows) - 1])
+    edited["record"]["status"] = "verified" if edited["record"]["status"] != "verified" else "refuted"
+    lines[len(rows) - 1] = json.dumps(edited)
+    (complete_run / JOURNAL_NAME).write_text("\n".join(lines))
+    with pytest.raises(RelucheckInputError, match=f"line {len(rows)}: "):
+        Journal(complete_run).records()
+
+
+def test_relative_out_survives_a_check_that_changes_directory(tmp_path):
+    plugin = tmp_path / "p_chdir.py"
+    plugin.write_text(textwrap.dedent("""
+        import os
+        from relucheck import register_paper, register_statements, Statement, check, Outcome, Status
+        register_paper("PCD", "test paper")
+        register_statements(Statement("PCD.thm1", "PCD", "Theorem 1", "t", conclusion="x"))
+
+        @check("PCD.thm1.chdir", statement="PCD.thm1", mutant="m")
+        def moves(ctx):
+            os.chdir("/")
+            return Outcome(Status.REFUTED if ctx.mutate else Status.VERIFIED, 1, 1, 0, "exact")
+        """))
+    proc = _sh(["run", "--checks", "p_chdir.py", "--mutate", "--quiet", "--executor", "serial", "--out", "o"],
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote o/results.json" in proc.stdout and "(journal o/journal.jsonl)" in proc.stdout
+    assert sorted(Journal(tmp_path / "o").records()) == ["PCD.thm1.chdir", "PCD.thm1.chdir.mutant"]
+
+
+@pytest.mark.parametrize("command", [["list", "--json"], ["run", "--quiet", "--executor", "serial", "--out", "o"]])
+def test_a_plugins_non_daemon_thread_does_not_keep_the_command_alive(tmp_path, command):
+    plugin = tmp_path / "p_thread.py"
+    plugin.write_text(textwrap.dedent("""
+        import threading, time
+        from relucheck import register_paper, register_statements, Statement, check, Outcome, Status
+        register_paper("PTH", "test paper")
+        register_statements(Statement("PTH.thm1", "PTH", "Theorem 1", "t", conclusion="x"))
+        threading.Thread(target=lambda: time.sleep(10**6)).start()
+
+        @check("PTH.thm1.ok", statement="PTH.thm1", mutant="m")
+        def ok(ctx):
+            return Outcome(Status.REFUTED if ctx.mutate else Status.VERIFIED, 1, 1, 0, "exact")
+        """))
+    proc = subprocess.run([sys.executable, "-m", "relucheck", command[0], "--checks", "p_thread.py", *command[1:]],
+                          cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=HANG_GUARD)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.endswith("relucheck: note: a plugin left 1 thread running; ending anyway\n")
+    assert ("PTH.thm1.ok" if command[0] == "list" else "summary: 1 verified") in proc.stdout
+
+
+def test_main_returns_its_code_and_entry_exits_with_it(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["relucheck", "show", "no.such.id"])
+    with pytest.raises(SystemExit) as ended:
+        cli.entry()
+    assert ended.value.code == 2 and main(["show", "no.such.id"]) == 2
