@@ -30,7 +30,16 @@ def _fail(condition: str, text: str):
     raise argparse.ArgumentTypeError(f"{condition}, got {text!r}")
 
 
+def ascii_number(text: str, condition: str) -> None:
+    """Refuse a number written with non-ASCII characters: Python's int() and float() read any Unicode digit
+    ('５', '１e-4') and spaces of every script, so a value could mean something else than what a reader of the command
+    line (or a log of it) sees. ``condition``: the message, e.g. "must be an integer seed ≥ 0"."""
+    if not text.isascii():
+        _fail(f"{condition} written in ASCII digits", text)
+
+
 def _integer(text: str, what: str) -> int:
+    ascii_number(text, f"must be {what}")
     try:
         return int(text)
     except ValueError:
@@ -39,6 +48,7 @@ def _integer(text: str, what: str) -> int:
 
 def _positive(text: str, what: str, high: float) -> float:
     """A finite float in (0, high]."""
+    ascii_number(text, f"must be {what}")
     try:
         value = float(text)
     except ValueError:
@@ -83,6 +93,7 @@ def init_scale(text: str) -> str:
     from relucheck.numerics.errors import RelucheckInputError
     from relucheck.numerics.scale import InitScale
 
+    ascii_number(text, "must be a decimal number in (0, 1)")
     try:
         scale = InitScale(text.strip())
     except RelucheckInputError:
@@ -133,13 +144,31 @@ def path_text(text: str) -> str:
     return text
 
 
+path_text.checks_not_blank = True  # `not_blank` would only repeat its check, with a vaguer message
+
 SHARED = {"--seed": seed, "--lam": init_scale, "--precision": digits, "--horizon": horizon, "--budget": seconds,
           "--memory": memory_mib, "--out": path_text, "--results": path_text, "--checks": path_text}
 
 
+def not_blank(check=None):
+    """A validator that refuses an empty (or blank) value, then applies ``check`` (None: the text as is).
+
+    An option given explicitly with an empty value (``--only=``, ``--engine ''``) would otherwise mean its default
+    (the whole suite, engine auto) without a word; no option of relucheck gives an empty value a meaning."""
+    def validate(text: str):
+        if isinstance(text, str) and not text.strip():
+            _fail("must not be empty", text)
+        return text if check is None else check(text)
+
+    validate.__name__ = getattr(check, "__name__", "string")  # argparse names the type in "invalid int value"
+    validate.checks_not_blank = True
+    return validate
+
+
 def apply_shared(subparsers) -> None:
-    """Give every subcommand option named in `SHARED` its validator (the same rule in every command), and turn
-    off abbreviated options in every subcommand (and in their own subcommands, if any)."""
+    """Give every subcommand option named in `SHARED` its validator (the same rule in every command), make every
+    option that takes a value refuse an empty one (`not_blank`), and turn off abbreviated options in every
+    subcommand (and in their own subcommands, if any)."""
     for parser in subparsers.choices.values():
         parser.allow_abbrev = False
         for action in parser._actions:
@@ -148,3 +177,7 @@ def apply_shared(subparsers) -> None:
             for option in action.option_strings:
                 if option in SHARED:
                     action.type = SHARED[option]
+            takes_value = action.option_strings and action.nargs != 0 and not isinstance(
+                action, (argparse._HelpAction, argparse._VersionAction))
+            if takes_value and not getattr(action.type, "checks_not_blank", False):
+                action.type = not_blank(action.type)

@@ -406,3 +406,52 @@ def test_issue_20_run_list_show_inputs_exit_2_naming_the_option_or_file(args, ex
     for text in expected:
         assert text in err, f"{text!r} not in {err!r}"
     assert sorted(tmp_path.iterdir()) == before  # nothing written (no --out, no results)
+
+
+# Red team 1 (options): empty values, one-line option errors, negative values read as options, Unicode digits,
+# --version with arguments, show --results checked before printing.
+
+RED_TEAM_1_OPTIONS = [
+    ("run --only= --out {t}/o", "argument --only: must not be empty"),
+    ("run --only=\t --out {t}/o", "argument --only: must not be empty"),
+    ("run --scheduler= --out {t}/o", "argument --scheduler: must not be empty"),
+    ("flow {t}/none.json --lam 1e-4 --engine=", "argument --engine: must not be empty"),
+    ("flow {t}/none.json --lam 1e-4 --times=", "argument --times: must not be empty"),
+    ("list --paper=", "argument --paper: must not be empty"),
+    ("report --style=", "argument --style: must not be empty"),
+    ("run --seed -1 --out {t}/o", "argument --seed: must be an integer in [0, 2^63 − 1]"),
+    ("run --seed ５ --out {t}/o", "argument --seed: must be an integer seed ≥ 0 written in ASCII digits, got '５'"),
+    ("flow {t}/none.json --lam １e-4", "argument --lam: must be a decimal number in (0, 1) written in ASCII digits"),
+    ("flow {t}/none.json --lam 1e-4 --budget ５", "argument --budget: must be a number of seconds written in ASCII"),
+    ("flow {t}/none.json --lam 1e-4 --rtol １e-8", "argument --rtol: must be a number in ASCII digits"),
+    ("flow {t}/none.json --lam -1e-4", "argument --lam: got the negative value '-1e-4', which is not allowed here"),
+    ("flow {t}/none.json --lam=-1e-4", "argument --lam: must be a decimal number in (0, 1)"),
+    ("--version x", "argument --version: takes no other arguments, got 'x'"),
+    ("run --bogus", "unrecognized arguments: --bogus"),
+    ("", "the following arguments are required: command"),
+]
+
+
+@pytest.mark.parametrize("args, expected", RED_TEAM_1_OPTIONS, ids=[c[0].replace("{t}/", "") for c in RED_TEAM_1_OPTIONS])
+def test_red_team_1_option_errors_are_one_line_naming_the_option(args, expected, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_in_process(args.format(t=tmp_path).split(" ") if args else [])
+    assert code == 2 and out == ""
+    assert err.startswith("relucheck: error: ") and err.count("\n") == 1, err
+    assert expected in err and err.rstrip().endswith("--help lists the options)"), err
+    assert sorted(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_red_team_1_times_in_unicode_digits_are_refused(tmp_path):
+    from relucheck.numerics.errors import RelucheckInputError
+    from relucheck.proofs_checks.commands.flow import parse_times
+
+    with pytest.raises(RelucheckInputError, match="--times must be comma-separated numbers in ASCII digits"):
+        parse_times("0.5,５")
+    assert parse_times("0.5,5") == (0.5, 5.0)
+
+
+def test_red_team_1_show_checks_results_before_printing_the_statement(tmp_path):
+    code, out, err = run_in_process(["show", "A.lemF.1", "--results", str(tmp_path / "nonexist")])
+    assert code == 2 and out == ""
+    assert err.startswith("relucheck: error: --results: no results file at") and err.count("\n") == 1, err
