@@ -90,7 +90,7 @@ def _cmd_run(args) -> int:
     load_checks(args.checks)
     checks = _selected_checks(args)
     prepare_out_dir(out, shown=args.out)  # before anything is computed
-    with OutDirLock(out, shown=f"--out {args.out}"):
+    with OutDirLock(out, shown=f"--out {args.out}", shown_dir=args.out):
         return _run_locked(args, checks, out)
 
 

@@ -22,7 +22,9 @@ kinds with exactly its fields; the header first and only there, in format 2; the
 every field of `CheckResult` in its type, a status of `Status`, its id among the run's record ids, ``mutant``,
 ``check`` and ``caught`` consistent with the id and status, the header's seed, one line per id. One exception:
 a LAST line without its newline is the line a kill cut (`numerics.durable_files`): it is reported on stderr in
-one line (`Journal.note`), dropped from the file by ``--resume``, and its record runs again.
+one line (`Journal.note`), dropped from the file by ``--resume``, and its record runs again. A blank (whitespace-only)
+line carries nothing and is skipped; its number still counts. A journal that is a symbolic link (e.g. to another
+folder's journal, whose lock this run does not hold) or not a regular file is exit 2 naming it, never read or written.
 
 **Who writes.** `relucheck run` holds DIR's lock (`proofs_checks.out_lock`) from before the journal is read until
 the reports are written, so two runs never write one journal. Without ``--resume`` a run starts a new journal:

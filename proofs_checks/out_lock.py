@@ -11,6 +11,10 @@ The lock is the open file description's: the spawned worker processes of a proce
 it (Python's file descriptors are not inheritable), and two locks taken in one process on one folder conflict
 as between two processes. flock works on local file systems and on NFS (Linux emulates it with NFS byte-range
 locks).
+
+The lock file is DIR's own regular file or nothing: a symbolic link (to a file elsewhere, which writing the
+holder's line would truncate), a hard link, a folder or a fifo in its place is exit 2 naming it (``lstat``, then
+``open`` with ``O_NOFOLLOW``, then ``fstat`` of what was opened).
 """
 from __future__ import annotations
 
@@ -32,15 +36,16 @@ class OutDirLock:
     """``with OutDirLock(out, shown="--out DIR"):`` holds ``out/run.lock`` exclusively, or raises
     `RelucheckInputError` naming ``shown`` and the holder."""
 
-    def __init__(self, out_dir, shown: str):
+    def __init__(self, out_dir, shown: str, shown_dir: str | None = None):
         self.path = Path(out_dir) / LOCK_NAME
         self.shown = shown
+        self.shown_path = self.path if shown_dir is None else Path(shown_dir) / LOCK_NAME  # as the user typed it
         self._fd: int | None = None
 
     def _not_a_lock_file(self) -> RelucheckInputError:
         return RelucheckInputError(f"{self.shown}: {LOCK_NAME} is not a regular file (a symbolic link, a folder, a "
                                    f"fifo …); relucheck locks and writes only a file of its own: remove "
-                                   f"{self.path} or choose another --out")
+                                   f"{self.shown_path} or choose another --out")
 
     def acquire(self) -> "OutDirLock":
         """Open (never following a symbolic link, never another file than DIR's own lock file), lock, write the
@@ -50,7 +55,7 @@ class OutDirLock:
         except FileNotFoundError:
             mode = None
         except OSError as exc:
-            raise RelucheckInputError(f"{self.shown}: cannot open the lock file {self.path} "
+            raise RelucheckInputError(f"{self.shown}: cannot open the lock file {self.shown_path} "
                                       f"({exc.strerror or exc})") from None
         if mode is not None and not stat.S_ISREG(mode):  # a symlink included: lstat does not follow it
             raise self._not_a_lock_file()
@@ -59,7 +64,7 @@ class OutDirLock:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise self._not_a_lock_file() from None
-            raise RelucheckInputError(f"{self.shown}: cannot open the lock file {self.path} "
+            raise RelucheckInputError(f"{self.shown}: cannot open the lock file {self.shown_path} "
                                       f"({exc.strerror or exc})") from None
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode) or opened.st_nlink > 1:  # replaced since the lstat, or a hard link to
@@ -73,7 +78,7 @@ class OutDirLock:
                                       "wait for it to end, or choose another --out") from None
         except OSError as exc:
             os.close(fd)
-            raise RelucheckInputError(f"{self.shown}: cannot lock {self.path} ({exc.strerror or exc})") from None
+            raise RelucheckInputError(f"{self.shown}: cannot lock {self.shown_path} ({exc.strerror or exc})") from None
         holder = {"pid": os.getpid(), "host": socket.gethostname(),
                   "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
         os.ftruncate(fd, 0)
@@ -87,9 +92,9 @@ class OutDirLock:
             info = json.loads(self.path.read_text(encoding="utf-8"))
             pid, host, started = int(info["pid"]), str(info["host"]), str(info["started"])
         except (OSError, ValueError, KeyError, TypeError):
-            return f"holder unknown; lock file {self.path}"
+            return f"holder unknown; lock file {self.shown_path}"
         where = "" if host == socket.gethostname() else f" on host {host}"
-        return f"pid {pid}{where}, started {started}; lock file {self.path}"
+        return f"pid {pid}{where}, started {started}; lock file {self.shown_path}"
 
     def release(self) -> None:
         if self._fd is not None:

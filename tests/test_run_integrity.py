@@ -639,3 +639,25 @@ def test_main_returns_its_code_and_entry_exits_with_it(monkeypatch, capsys):
     with pytest.raises(SystemExit) as ended:
         cli.entry()
     assert ended.value.code == 2 and main(["show", "no.such.id"]) == 2
+
+
+def test_a_relative_out_is_named_as_typed_in_a_lock_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "victim.txt").write_text("DATA\n")
+    Path("sl").mkdir()
+    Path("sl", LOCK_NAME).symlink_to("../victim.txt")
+    assert main(_run_args("sl")) == 2
+    err = capsys.readouterr().err
+    assert err == (f"relucheck: error: --out sl: {LOCK_NAME} is not a regular file (a symbolic link, a folder, a fifo "
+                   f"…); relucheck locks and writes only a file of its own: remove sl/{LOCK_NAME} or choose another "
+                   "--out\n")
+    assert (tmp_path / "victim.txt").read_text() == "DATA\n"
+
+
+def test_symlinked_reports_are_replaced_never_written_through(complete_run, tmp_path, capsys):
+    victim = tmp_path / "victim.json"
+    victim.write_text("DATA\n")
+    (complete_run / "results.json").unlink()
+    (complete_run / "results.json").symlink_to(victim)
+    assert main(_run_args(complete_run)) == 0
+    assert victim.read_text() == "DATA\n" and not (complete_run / "results.json").is_symlink()
