@@ -24,13 +24,17 @@ def test_constants():
 
 
 def test_verdict_rule_at_its_thresholds():
-    assert oc._verdict_of(True, None) == "verified" and oc._verdict_of(True, 1.0) == "verified"
-    assert oc._verdict_of(False, None) == "inconclusive"
-    assert oc._verdict_of(False, 1e-8) == "inconclusive"  # not above NONZERO_RELATIVE
-    assert oc._verdict_of(False, 1.0000001e-8) == "refuted"
-    assert oc._verdict_of(False, 1e-30) == "verified"  # at ZERO_RELATIVE
-    assert oc._verdict_of(False, 1.01e-30) == "inconclusive"
-    assert oc._verdict_of(False, 0.0) == "verified"
+    assert oc._verdict_of(oc.ZERO, None) == "verified" and oc._verdict_of(oc.ZERO, 1.0) == "verified"
+    assert oc._verdict_of(oc.NONZERO, 0.0) == "refuted" and oc._verdict_of(oc.NONZERO, None) == "refuted"
+    for undecided in (oc.UNFINISHED, oc.NONZERO_FORM):
+        assert oc._verdict_of(undecided, None) == "inconclusive"
+        assert oc._verdict_of(undecided, 1e-8) == "inconclusive"  # not above NONZERO_RELATIVE
+        assert oc._verdict_of(undecided, 1.0000001e-8) == "refuted"
+        assert oc._verdict_of(undecided, 1.01e-30) == "inconclusive"
+    assert oc._verdict_of(oc.UNFINISHED, 1e-30) == "verified numerically"  # at ZERO_RELATIVE
+    assert oc._verdict_of(oc.UNFINISHED, 0.0) == "verified numerically"
+    # a finished simplification that left a non-zero form is never verified, however small the points' residual
+    assert oc._verdict_of(oc.NONZERO_FORM, 0.0) == "inconclusive"
 
 
 def test_points_are_seeded_and_inside_the_ranges():
@@ -67,10 +71,12 @@ def test_mp_value_and_residual_at_points():
 
 def test_simplify_to_zero():
     t = sp.Symbol("t")
-    assert oc.simplify_to_zero(t - t) == (True, "0")
-    assert oc.simplify_to_zero(sp.tanh(t) - (sp.exp(2 * t) - 1) / (sp.exp(2 * t) + 1)) == (True, "0")
-    zero, text = oc.simplify_to_zero(t + 1)
-    assert zero is False and text == "t + 1"
+    assert oc.simplify_to_zero(t - t) == (oc.ZERO, "0")
+    assert oc.simplify_to_zero(sp.tanh(t) - (sp.exp(2 * t) - 1) / (sp.exp(2 * t) + 1)) == (oc.ZERO, "0")
+    # t + 1 is 0 at t = −1: no sign assumption proves it non-zero, a certified value at a point does
+    status, text = oc.simplify_to_zero(t + 1, points=[{t: mpmath.mpf(2)}])
+    assert status == oc.NONZERO and text == "t + 1 (not 0: certified value 3.00000 ≠ 0 at t = 2 (SymPy evalf, 30 digits))"
+    assert oc.simplify_to_zero(t + 1) == (oc.NONZERO_FORM, "t + 1")  # no point to evaluate at
 
 
 def test_integration_record_of_an_exact_solution():
@@ -110,8 +116,10 @@ def test_check_ode_refuted_record():
     out = oc.check_ode(decay("y0*exp(-k*t) + 1/10"), seed=0)
     assert out["status"] == "refuted"
     assert out["message"] == "the candidate does not solve the problem (initial y: refuted; residual y: refuted)"
-    assert out["initial"]["y"]["verdict"] == "refuted" and out["initial"]["y"]["symbolic"] == "1/10"
-    assert out["residuals"]["y"]["symbolic"] == "k/10"  # y' + k y = k/10
+    assert out["initial"]["y"]["verdict"] == "refuted"
+    assert out["initial"]["y"]["symbolic"] == "1/10 (not 0: a non-zero constant)"
+    # y' + k y = k/10
+    assert out["residuals"]["y"]["symbolic"] == "k/10 (not 0: SymPy proves it never 0 under the declared assumptions)"
     only_residual = oc.check_ode(decay("y0*exp(-k*t) + t/10"), seed=0)
     assert only_residual["message"] == "the candidate does not solve the problem (residual y: refuted)"
     assert only_residual["initial"]["y"]["verdict"] == "verified"
@@ -147,12 +155,13 @@ def test_expensive_simplification_in_process():
     expr = sp.tanh(t + 1) - (sp.tanh(t) + sp.tanh(1)) / (1 + sp.tanh(t) * sp.tanh(1))
     assert sp.cancel(expr) != 0
     assert oc._expensive_simplify(expr) == 0
-    assert oc._expensive_zero(expr) == (True, "0")
+    assert oc._expensive_status(expr, []) == (oc.ZERO, "0")
     # simplify (not only cancel) is needed for sin² + cos² − 1
     trig = sp.sin(t) ** 2 + sp.cos(t) ** 2 - 1
     assert oc._expensive_simplify(trig) == 0
-    zero, text = oc._expensive_zero(sp.exp(t) - 1)
-    assert zero is False and text == "exp(t) - 1"
+    assert oc._expensive_status(sp.exp(t) - 1, []) == (oc.NONZERO_FORM, "exp(t) - 1")  # 0 at t = 0: no sign proof
+    status, text = oc._expensive_status(sp.exp(t) - 1, [{t: mpmath.mpf(1)}])
+    assert status == oc.NONZERO and text.startswith("exp(t) - 1 (not 0: certified value 1.71828 ≠ 0 at t = 1 ")
 
 
 
@@ -160,7 +169,7 @@ def test_expensive_simplification_simplifies_what_cancel_leaves():
     t = sp.Symbol("t", positive=True)
     expr = sp.gamma(t + 1) - t * sp.gamma(t)  # cancel keeps it; simplify proves it zero
     assert sp.cancel(expr) != 0
-    assert oc._expensive_simplify(expr) == 0 and oc._expensive_zero(expr) == (True, "0")
+    assert oc._expensive_simplify(expr) == 0 and oc._expensive_status(expr, []) == (oc.ZERO, "0")
 
 
 def test_zero_residual_but_a_disagreeing_integration_is_inconclusive():
@@ -188,21 +197,23 @@ def _budget_spy(calls, raised):
     return fake_run_with_budget
 
 
-def test_simplify_to_zero_decides_a_cancel_zero_in_process(monkeypatch):
+def test_simplify_to_zero_forks_even_cancel(monkeypatch):
+    # cancel factors 30-digit integers for ever ((a/b)**(1/97), p_root.json): only a literal 0 is decided in process
     calls = []
     monkeypatch.setattr(oc, "run_with_budget", _budget_spy(calls, AssertionError("forked")))
-    assert oc.simplify_to_zero((T**2 - 1) / (T - 1) - (T + 1)) == (True, "0")  # cancel alone proves it
-    assert calls == []
+    assert oc.simplify_to_zero(T - T) == (oc.ZERO, "0") and calls == []
+    assert oc.simplify_to_zero((T**2 - 1) / (T - 1) - (T + 1))[0] == oc.UNFINISHED  # the spy's failure
+    assert calls[0][0] is oc._expensive_status
 
 
 def test_simplify_to_zero_reports_an_exceeded_time_budget(monkeypatch):
     calls = []
     monkeypatch.setattr(oc, "run_with_budget",
                         _budget_spy(calls, oc.BudgetExceeded("time", "no result within the time budget of 7 s")))
-    zero, text = oc.simplify_to_zero(TRIG_ONE, seconds=7.0)
-    assert zero is False
+    status, text = oc.simplify_to_zero(TRIG_ONE, seconds=7.0)
+    assert status == oc.UNFINISHED
     assert text == "(not simplified: no result within the time budget of 7 s) sin(t)**2 + cos(t)**2 - 1"
-    assert len(calls) == 1 and calls[0][1] == (TRIG_ONE,) and calls[0][2] == 7.0
+    assert len(calls) == 1 and calls[0][1] == (TRIG_ONE, []) and calls[0][2] == 7.0
     calls.clear()
     oc.simplify_to_zero(TRIG_ONE)
     assert calls[0][2] == 20.0 == oc.SIMPLIFY_SECONDS
@@ -211,15 +222,26 @@ def test_simplify_to_zero_reports_an_exceeded_time_budget(monkeypatch):
 def test_simplify_to_zero_reports_a_failed_simplification(monkeypatch):
     monkeypatch.setattr(oc, "run_with_budget", _budget_spy([], NotImplementedError("no rule")))
     assert oc.simplify_to_zero(TRIG_ONE) == (
-        False, "(simplification failed: NotImplementedError) sin(t)**2 + cos(t)**2 - 1")
+        oc.UNFINISHED, "(simplification failed: NotImplementedError) sin(t)**2 + cos(t)**2 - 1")
+
+
+@pytest.mark.parametrize("detail, reason", [
+    ("the computation needed more than the memory budget of (none)",
+     "it ran out of memory (the memory allowance of the decision, --memory)"),
+    ("the computation ended without a result (exit code -9); the memory budget of (none) is the likely cause",
+     "the computation ended without a result (out of memory or a crash)")])
+def test_simplify_to_zero_says_truthfully_why_it_stopped(monkeypatch, detail, reason):
+    # h_exp_pow_sym.json: a MemoryError under the decision's --memory was reported as "the memory budget of (none)"
+    monkeypatch.setattr(oc, "run_with_budget", _budget_spy([], oc.BudgetExceeded("memory", detail)))
+    assert oc.simplify_to_zero(TRIG_ONE) == (oc.UNFINISHED, f"(not simplified: {reason}) sin(t)**2 + cos(t)**2 - 1")
 
 
 def test_simplify_to_zero_with_a_real_budget_of_zero_seconds():
     # the forked simplification cannot answer before a poll of 0 s; with the budget, sin² + cos² − 1 is proven zero
     assert oc.simplify_to_zero(TRIG_ONE, seconds=0) == (
-        False, "(not simplified: no result within the time budget of 0 s) sin(t)**2 + cos(t)**2 - 1")
-    assert oc.simplify_to_zero(TRIG_ONE, seconds=60) == (True, "0")
-    assert oc.simplify_to_zero(sp.exp(T) - 1, seconds=60) == (False, "exp(t) - 1")
+        oc.UNFINISHED, "(not simplified: no result within the time budget of 0 s) sin(t)**2 + cos(t)**2 - 1")
+    assert oc.simplify_to_zero(TRIG_ONE, seconds=60) == (oc.ZERO, "0")
+    assert oc.simplify_to_zero(sp.exp(T) - 1, seconds=60) == (oc.NONZERO_FORM, "exp(t) - 1")
 
 
 def _unit_rate(solution):
@@ -233,11 +255,12 @@ def test_check_ode_verified_to_rounding_when_the_simplification_gives_up(monkeyp
                         _budget_spy([], oc.BudgetExceeded("time", "no result within the time budget of 20 s")))
     out = oc.check_ode(_unit_rate("t*(sin(t)**2 + cos(t)**2)"), seed=0)
     assert out["status"] == "verified"
-    assert out["message"] == "initial condition and ODE residual vanish to rounding at random high-precision points"
+    assert out["message"] == ("verified numerically, not proven: the simplification did not finish; the residual "
+                              "vanishes to rounding at random high-precision points and the numerical integration agrees")
     assert out["initial"]["y"]["symbolic"] == "0" and out["initial"]["y"]["verdict"] == "verified"
     res = out["residuals"]["y"]
     assert res["symbolic"] == "(not simplified: no result within the time budget of 20 s) sin(t)**2 + cos(t)**2 - 1"
-    assert res["verdict"] == "verified" and res["points"] == 24 and res["max_relative_at_points"] <= 1e-30
+    assert res["verdict"] == "verified numerically" and res["points"] == 24 and res["max_relative_at_points"] <= 1e-30
     assert out["integration"]["draws"] == 3 and out["integration"]["max_discrepancy"] <= out["integration"]["tolerance"]
 
 
@@ -312,7 +335,8 @@ def test_check_ode_within_budget_forwards_both_limits(monkeypatch):
     monkeypatch.setattr(oc, "run_with_budget", fake_run_with_budget)
     p = decay()
     assert oc.check_ode_within_budget(p, 3, seconds=12.5, memory_bytes=3 * 2**30) == {"status": "from the child"}
-    assert calls == [(oc.check_ode, (p, 3), 12.5, 3 * 2**30)]
+    # the cheap evidence at the points first, within a quarter of the budget (at most 10 s), then the full check
+    assert calls == [(oc.evidence_at_points, (p, 3), 12.5 / 4, 3 * 2**30), (oc.check_ode, (p, 3), 12.5 - 12.5 / 4, 3 * 2**30)]
 
 
 def test_check_ode_within_budget_reports_an_exceeded_memory_budget(monkeypatch):
@@ -394,7 +418,9 @@ def test_a_symbolic_exp_tower_is_inconclusive_at_once():
     p = parse_problem({"time": "t", "state": ["x"], "equations": {"x": "0"}, "initial": {"x": "1"},
                        "solution": {"x": "exp(exp(exp(exp(t + 5))))"}})
     out = oc.check_ode(p)
-    assert out["status"] == "inconclusive"
+    # x' = 0 but the derivative is a product of exponentials: SymPy proves it never 0, without any point
+    assert out["status"] == "refuted"
+    assert out["residuals"]["x"]["symbolic"].endswith("(not 0: SymPy proves it never 0 under the declared assumptions)")
     assert out["initial"]["x"] == {"symbolic": "(not evaluated: the candidate at t = 0 has exp of a constant beyond "
                                    "1e+300)", "max_relative_at_points": None, "points": 0, "verdict": "inconclusive"}
     assert out["residuals"]["x"]["points"] == 0  # every point: exp of a number beyond 1e300 (guarded mpmath exp)

@@ -144,36 +144,88 @@ def _expensive_simplify(expr) -> sp.Expr:
     return sp.simplify(out)
 
 
-def _expensive_zero(expr) -> tuple[bool, str]:  # pragma: no cover - runs in a forked process
-    out = _expensive_simplify(expr)
-    return out == 0, _text(out)
+# What the symbolic step established about one expression (`simplify_to_zero`).
+ZERO = "zero"  # simplified to 0: a proof
+NONZERO = "nonzero"  # exact, and proven not identically 0 (see `nonzero_evidence`): a refutation
+NONZERO_FORM = "nonzero form"  # simplification finished with a non-zero form it cannot prove non-zero: no verification
+UNFINISHED = "unfinished"  # no simplified form (time, memory, failure, rounded numbers): the points and integration decide
 
 
-def simplify_to_zero(expr, seconds: float = SIMPLIFY_SECONDS) -> tuple[bool, str]:
-    """(proven zero, the simplest form found as text) within ``seconds``; ``cancel`` first, in process.
+def _evaluation_points(points) -> list[dict]:
+    """The sample points as exact rationals (the binary value of each draw), for SymPy's certified evaluation."""
+    return [{sym: sp.Rational(float(v)) for sym, v in pt.items()} for pt in points]
 
-    SymPy's simplification has no time limit of its own, so the expensive part runs in a forked
-    process (`numerics.budget`) that is killed after ``seconds``; the residual is then judged at the
-    random points. A failure of the simplification is no proof either way.
+
+def nonzero_evidence(expr, points) -> str | None:
+    """Why the exact expression ``expr`` is not identically 0, or None if that is not established.
+
+    Only for an expression free of decimal numbers (Floats): a decimal residual may be the rounding of a zero.
+    Evidence, cheapest first: a non-zero constant; SymPy's ``is_zero is False`` under the declared assumptions (t ≥ 0,
+    positive or real parameters: then it vanishes nowhere in the checked region); a value at one of the sample points
+    that SymPy's ``evalf(strict=True)`` certifies to 30 significant digits (it raises rather than return a number
+    whose digits it cannot guarantee) and that agrees with the 60-digit value.
     """
+    if expr == 0 or expr.has(sp.Float, sp.I, *_NO_VALUE):
+        return None  # decimals may be rounding; a non-real value is outside the real domain checked here: no verdict
+    real = expr.is_real is True  # is_zero False would also hold for a non-real value
+    if real and expr.is_number and expr.is_zero is False:
+        return "a non-zero constant"
+    if real and expr.is_zero is False:
+        return "SymPy proves it never 0 under the declared assumptions"
+    for pt in points:
+        try:
+            low, high = expr.evalf(30, subs=pt, strict=True), expr.evalf(60, subs=pt, strict=True)
+        except Exception:  # noqa: BLE001 - PrecisionExhausted, domain errors, …: no certificate at this point
+            continue
+        if low.is_Float and high.is_Float and low != 0 and abs(high - low) <= abs(high) * sp.Float(10) ** -25:
+            where = ", ".join(f"{k} = {float(v):.17g}" for k, v in pt.items())  # the exact binary values
+            return f"certified value {sp.sstr(low.evalf(6))} ≠ 0 at {where} (SymPy evalf, 30 digits)"
+    return None
+
+
+def _expensive_status(expr, points) -> tuple[str, str]:  # pragma: no cover - runs in a forked process
     out = sp.cancel(expr)
+    if out != 0:
+        out = _expensive_simplify(expr)
     if out == 0:
-        return True, "0"
+        return ZERO, "0"
+    why = nonzero_evidence(out, _evaluation_points(points[:4]))
+    return (NONZERO, f"{_text(out)} (not 0: {why})") if why else (NONZERO_FORM, _text(out))
+
+
+def simplify_to_zero(expr, seconds: float = SIMPLIFY_SECONDS, points=()) -> tuple[str, str]:
+    """(`ZERO`, `NONZERO`, `NONZERO_FORM` or `UNFINISHED`; the simplest form found as text) within ``seconds``.
+
+    SymPy's simplification (``cancel`` included: it factors 30-digit integers for ever) has no time limit of its own,
+    so all of it runs in a forked process (`numerics.budget`) that is killed after ``seconds``; the residual is then
+    judged at the random points. A failure of the simplification is no proof either way.
+    """
+    if expr == 0:  # SymPy built it as 0 already: no process to fork
+        return ZERO, "0"
     try:
-        zero, text = run_with_budget(_expensive_zero, (expr,), seconds=seconds)  # text is "0" when zero
+        return run_with_budget(_expensive_status, (expr, list(points)), seconds=seconds)
     except BudgetExceeded as exc:
-        return False, f"(not simplified: {exc}) {_text(out)}"
+        return UNFINISHED, f"(not simplified: {_budget_reason(exc)}) {_text(expr)}"
     except Exception as exc:  # noqa: BLE001 - SymPy's failures are many; the points decide instead
-        return False, f"(simplification failed: {type(exc).__name__}) {_text(out)}"
-    return zero, text
+        return UNFINISHED, f"(simplification failed: {type(exc).__name__}) {_text(expr)}"
 
 
-def _symbolic_zero(expr, rounded: bool) -> tuple[bool, str]:
-    """`simplify_to_zero`, except that a zero found after `substitute` rounded a number is no proof."""
-    zero, text = simplify_to_zero(expr)
-    if rounded and zero:
-        return False, f"(not a proof: exact powers beyond {MAX_EXACT_DIGITS} digits rounded to {DPS} digits) {text}"
-    return zero, text
+def _budget_reason(exc: BudgetExceeded) -> str:
+    """What stopped the simplification, truthfully: its time limit, or the computation dying without a result
+    (no memory limit is set for it: the likely cause is the machine's memory or SymPy's recursion)."""
+    if exc.kind == "time":
+        return str(exc)
+    if exc.detail.startswith("the computation needed more"):  # a MemoryError under the decision's own allowance
+        return "it ran out of memory (the memory allowance of the decision, --memory)"
+    return "the computation ended without a result (out of memory or a crash)"
+
+
+def _symbolic_status(expr, rounded: bool, points) -> tuple[str, str]:
+    """`simplify_to_zero`, except that a form found after `substitute` rounded a number proves nothing either way."""
+    status, text = simplify_to_zero(expr, points=points)
+    if rounded and status != UNFINISHED:
+        return UNFINISHED, f"(not a proof: exact powers beyond {MAX_EXACT_DIGITS} digits rounded to {DPS} digits) {text}"
+    return status, text
 
 
 def _defined_somewhere(problem: OdeProblem, points) -> bool:
@@ -226,14 +278,32 @@ def residual_at_points(lhs, rhs, points) -> tuple[float | None, int]:
     return worst, used
 
 
-def _verdict_of(symbolic_zero: bool, worst: float | None) -> str:
-    if symbolic_zero:
+def _verdict_of(symbolic: str, worst: float | None) -> str:
+    """The verdict on one expression (an initial defect or a residual) from its symbolic status and the worst relative
+    residual at the points.
+
+    What the relative test at the points guarantees: mpmath evaluates each side at DPS digits, so for an exact solution
+    |lhs − rhs| ≤ 10^-(DPS−20)·(|lhs| + |rhs|) (20 digits allowed to cancellation) = ZERO_RELATIVE·(|lhs| + |rhs|). That
+    bound is *relative*: a defect d passes as long as |d| ≤ 1e-30·(|lhs| + |rhs|). For x' = 10000x + 1 with the candidate
+    x0·e^{10000t} (ignoring the +1) the defect is −1 while |rhs| ≈ 10^4·e^{2·10^4} ≈ 10^8690, so the relative residual
+    is 10^-8690 — "0" in float. A residual ≤ ZERO_RELATIVE at finitely many points is therefore never a proof: it is
+    consistent with an exact solution, nothing more (a narrow bump between the points is missed altogether). Above
+    NONZERO_RELATIVE (1e-8, 22 orders above rounding) it is no rounding: a refutation.
+
+    So: `ZERO` verifies and `NONZERO` refutes (symbolic proofs); a residual above NONZERO_RELATIVE at a point refutes;
+    a near-zero at every point is "verified numerically" only when the simplification did not finish (`UNFINISHED`),
+    and `check_ode` then also requires the integration to agree; a finished simplification that left a non-zero form
+    (`NONZERO_FORM`, e.g. −1e-320·r with a decimal number) is never verified: inconclusive.
+    """
+    if symbolic == ZERO:
         return "verified"
+    if symbolic == NONZERO:
+        return "refuted"
     if worst is None:
         return "inconclusive"
     if worst > NONZERO_RELATIVE:
         return "refuted"
-    return "verified" if worst <= ZERO_RELATIVE else "inconclusive"
+    return "verified numerically" if symbolic == UNFINISHED and worst <= ZERO_RELATIVE else "inconclusive"
 
 
 def _real(values) -> np.ndarray:
@@ -324,11 +394,11 @@ def _initial_record(candidate, value, t, points) -> dict:
         at_zero, rounded = substitute(candidate, {t: sp.Integer(0)})
     except BeyondRange as exc:
         return _beyond_range_record(exc, f"the candidate at {t} = 0")
-    zero, text = _symbolic_zero(at_zero - value, rounded)
+    status, text = _symbolic_status(at_zero - value, rounded, points)
     if at_zero.has(*_NO_VALUE):
         text = f"(the candidate has no value at {t} = 0) {text}"
     worst, used = residual_at_points(at_zero, value, points)
-    return {"symbolic": text, "max_relative_at_points": worst, "points": used, "verdict": _verdict_of(zero, worst)}
+    return {"symbolic": text, "max_relative_at_points": worst, "points": used, "verdict": _verdict_of(status, worst)}
 
 
 def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
@@ -345,10 +415,10 @@ def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
         except BeyondRange as exc:
             residuals[s.name] = _beyond_range_record(exc, "f(t, candidate)")
         else:
-            zero, text = _symbolic_zero(lhs - rhs, rounded)
+            status, text = _symbolic_status(lhs - rhs, rounded, points)
             worst, used = residual_at_points(lhs, rhs, points)
             residuals[s.name] = {"symbolic": text, "max_relative_at_points": worst, "points": used,
-                                 "verdict": _verdict_of(zero, worst)}
+                                 "verdict": _verdict_of(status, worst)}
         verdicts += [initial[s.name]["verdict"], residuals[s.name]["verdict"]]
     integ = integration_discrepancy(problem, seed)
     if "refuted" in verdicts:
@@ -364,10 +434,21 @@ def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
         elif integ["draws"] and integ["max_discrepancy"] > integ["tolerance"]:
             status, message = "inconclusive", "zero residual but the numerical integration disagrees"
         else:
-            status = "verified"
-            how = "symbolically" if all(e["symbolic"] == "0" for e in (*initial.values(), *residuals.values())) \
-                else "to rounding at random high-precision points"
-            message = f"initial condition and ODE residual vanish {how}"
+            status, message = "verified", "initial condition and ODE residual vanish symbolically"
+    elif all(v in ("verified", "verified numerically") for v in verdicts):
+        # no symbolic proof for some part: near-zeros at the points are evidence only with an agreeing integration
+        if integ["draws"] and integ["max_discrepancy"] <= integ["tolerance"]:
+            status, message = "verified", ("verified numerically, not proven: the simplification did not finish; the "
+                                           "residual vanishes to rounding at random high-precision points and the "
+                                           "numerical integration agrees")
+        else:
+            status, message = "inconclusive", ("no symbolic proof (the simplification did not finish) and the numerical "
+                                               "integration " + ("disagrees" if integ["draws"] else "could not be run"))
+    elif any(rec["verdict"] == "inconclusive" and rec["points"] and not rec["symbolic"].startswith("(")
+             and rec["symbolic"] != "0" for rec in (*initial.values(), *residuals.values())):
+        status, message = "inconclusive", ("the simplified residual is not 0 but not proven non-zero (it holds decimal "
+                                           "numbers, whose rounding could explain it, or could not be evaluated): "
+                                           "no proof either way")
     else:
         status, message = "inconclusive", "residual neither provably zero nor clearly non-zero at the sample points"
     return {"status": status, "message": message, "initial": initial, "residuals": residuals, "integration": integ,
@@ -375,16 +456,54 @@ def check_ode(problem: OdeProblem, seed: int = 0) -> dict:
             "thresholds": {"zero_relative": ZERO_RELATIVE, "nonzero_relative": NONZERO_RELATIVE}}
 
 
+CHEAP_SHARE = 0.25  # share of the budget (at most CHEAP_SECONDS) for the evidence at the points alone, taken first
+CHEAP_SECONDS = 10.0
+
+
+def evidence_at_points(problem: OdeProblem, seed: int = 0) -> tuple[dict, dict]:
+    """The initial defects and residuals at the sample points only (no simplification): cheap, and a relative residual
+    above NONZERO_RELATIVE at a point is a refutation on its own (`_verdict_of`)."""
+    t, points = problem.time, _points(problem, POINTS, seed)
+    subs_state = {s: problem.solution[s] for s in problem.state}
+    records = ({}, {})
+    for s in problem.state:
+        pairs = ((problem.solution[s].subs(t, 0), problem.initial[s]),
+                 (sp.diff(problem.solution[s], t), problem.equations[s].xreplace(subs_state)))
+        for record, (lhs, rhs) in zip(records, pairs):
+            worst, used = residual_at_points(lhs, rhs, points)
+            record[s.name] = {"symbolic": "(not simplified: the full check ran out of its budget)",
+                              "max_relative_at_points": worst, "points": used, "verdict": _verdict_of(UNFINISHED, worst)
+                              if worst is not None and worst > NONZERO_RELATIVE else "inconclusive"}
+    return records
+
+
 def check_ode_within_budget(problem: OdeProblem, seed: int, *, seconds: float, memory_bytes: int | None) -> dict:
     """`check_ode` in a child process limited to ``seconds`` and ``memory_bytes`` (`numerics.budget`).
 
-    Beyond the budget the verdict is ``inconclusive`` with the message "budget exceeded: …" and no evidence.
+    The cheap evidence comes first (`evidence_at_points`, within CHEAP_SHARE of the budget): if the full check then
+    exceeds the rest of the budget, a refutation found at the points is kept (verdict ``refuted``); otherwise the
+    verdict is ``inconclusive`` with the message "budget exceeded: …".
     """
+    cheap_seconds = min(CHEAP_SHARE * seconds, CHEAP_SECONDS)
     try:
-        return run_with_budget(check_ode, (problem, seed), seconds=seconds, memory_bytes=memory_bytes)
+        cheap = run_with_budget(evidence_at_points, (problem, seed), seconds=cheap_seconds, memory_bytes=memory_bytes)
+    except BudgetExceeded:
+        cheap = ({}, {})
+    try:
+        return run_with_budget(check_ode, (problem, seed), seconds=seconds - cheap_seconds,
+                               memory_bytes=memory_bytes)
     except BudgetExceeded as exc:
         limits = {"seconds": seconds, "memory_bytes": memory_bytes, "exceeded": exc.kind}
-        return {"status": "inconclusive", "message": f"budget exceeded: {exc}", "initial": {}, "residuals": {},
+        initial, residuals = cheap
+        bad = [f"{kind} {name}: refuted at the sample points" for kind, records in (("initial", initial),
+                                                                                   ("residual", residuals))
+               for name, rec in records.items() if rec["verdict"] == "refuted"]
+        if bad:
+            status, message = "refuted", (f"the candidate does not solve the problem ({'; '.join(bad)}); the full "
+                                          f"check exceeded the budget: {exc}")
+        else:
+            status, message, initial, residuals = "inconclusive", f"budget exceeded: {exc}", {}, {}
+        return {"status": status, "message": message, "initial": initial, "residuals": residuals,
                 "integration": {"max_discrepancy": None, "tolerance": None, "draws": 0, "skipped_draws": 0,
                                 "method": "not run (budget exceeded)", "tolerance_reason": ""},
                 "precision": f"mpmath {DPS} digits (seed {seed})", "budget": limits,
