@@ -275,6 +275,8 @@ def read_json_file(path, what: str = "instance"):
     label = f"{what} file {path}"
     p = Path(path)
     try:
+        if str(path) == "":  # Path("") is the working folder
+            raise RelucheckInputError(f"{what} file '': an empty path, expected a JSON file")
         if p.is_dir():
             raise RelucheckInputError(f"{label}: is a directory, expected a JSON file")
         if p.exists() and not p.is_file():  # a FIFO or a device (/dev/zero) would be read forever

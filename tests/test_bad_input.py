@@ -180,6 +180,7 @@ CASES = [
     # check-ode: schema, expression limits, budget options
     ("check-ode {f}/missing.json", ["ODE file", "not found"]),
     ("check-ode {f}/a_directory", ["ODE file", "is a directory"]),
+    ("check-ode ''", ["ODE file ''", "an empty path"]),
     ("check-ode {f}/not_json.json", ["ODE file", "not valid JSON"]),
     ("check-ode --seed -1 {f}/instance.json", ["argument --seed", "non-negative"]),
     ("check-ode {f}/instance.json --budget 0", ["argument --budget", "seconds in (0, 86400]"]),
@@ -254,7 +255,7 @@ def run_in_process(argv) -> tuple[int, str, str]:
 
 
 def _argv(args: str, files) -> list[str]:
-    return args.format(f=files).split()
+    return [word.replace("''", "") for word in args.format(f=files).split()]  # '' is an empty argument
 
 
 @pytest.mark.parametrize("args, expected", CASES, ids=[c[0].replace("{f}/", "") or "(none)" for c in CASES])

@@ -19,7 +19,8 @@ the form Python would use; a declared name that normalizes to a function or cons
 and a name in an expression that is not ASCII after normalization must be declared.
 
 Size: before SymPy sees anything the syntax tree is measured (`check_expression_size`): at most
-`MAX_EXPRESSION_CHARS` characters, `MAX_NODES` nodes, depth `MAX_DEPTH`; a constant exponent is a rational number
+`MAX_EXPRESSION_CHARS` characters, `MAX_NODES` nodes, depth `MAX_DEPTH` (a chain of + and −, or of * and /, is one
+level: `operand_chain`); a constant exponent is a rational number
 (literals with + − * /, no power inside it: no towers such as ``9**9**9``) with |exponent| ≤
 `MAX_CONSTANT_EXPONENT`, and nested constant powers multiply to a degree ≤ `MAX_POWER_DEGREE`. While building, SymPy
 folds constants (``a*0 + 1000`` is ``1000``), so the same bounds are applied again to the built objects, an exact
@@ -78,6 +79,19 @@ _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: 
               ast.LShift: "<<", ast.RShift: ">>", ast.Invert: "~", ast.Not: "not", ast.UAdd: "+", ast.USub: "-",
               ast.And: "and", ast.Or: "or"}
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_SAME_LEVEL = ((ast.Add, ast.Sub), (ast.Mult, ast.Div))  # left-associative chains that count as one level of nesting
+
+
+def operand_chain(node: ast.BinOp) -> tuple[ast.expr, list[tuple[ast.operator, ast.expr]]]:
+    """``a − b + c`` as (a, [(−, b), (+, c)]): Python nests a flat sum to the left, one level per term, so a polynomial
+    of 60 terms would be 60 levels deep; a chain of + and − (or of * and /) is one level instead, walked without
+    recursion (`check_expression_size`, `_Builder.binary`)."""
+    group = next(ops for ops in _SAME_LEVEL if isinstance(node.op, ops))
+    rest = []
+    while isinstance(node, ast.BinOp) and isinstance(node.op, group):
+        rest.append((node.op, node.right))
+        node = node.left
+    return node, rest[::-1]
 _REFUSED = {ast.Attribute: "attribute access ('.')", ast.Subscript: "a subscript ('[…]')",
             ast.Lambda: "a lambda", ast.ListComp: "a comprehension", ast.SetComp: "a comprehension",
             ast.DictComp: "a comprehension", ast.GeneratorExp: "a comprehension", ast.JoinedStr: "an f-string",
@@ -186,6 +200,12 @@ def check_expression_size(text: str, field: str) -> ast.expr:
                 fail(f"nested powers reach degree {_shown(degree)}; at most {MAX_POWER_DEGREE}")
             walk(node.left, depth + 1, degree)
             walk(node.right, depth + 1, Fraction(1))  # pragma: no mutate - holds no power (_constant_exponent), degree unread
+            return
+        if isinstance(node, ast.BinOp) and isinstance(node.op, tuple(_ARITHMETIC)):
+            first, rest = operand_chain(node)
+            nodes += len(rest) - 1  # the chain's other BinOp nodes
+            for operand in (first, *(operand for _, operand in rest)):
+                walk(operand, depth + 1, degree)
             return
         for child in ast.iter_child_nodes(node):
             walk(child, depth + 1, degree)
@@ -296,7 +316,11 @@ class _Builder:
                 self.fail(f"constant exponent {_shown(exponent)}; |exponent| must be ≤ {MAX_CONSTANT_EXPONENT}")
             self.moderate(exponent, "the exponent")
             return self.apply(operator.pow, self.build(node.left), exponent)
-        return self.apply(_ARITHMETIC[type(node.op)], self.build(node.left), self.build(node.right))
+        first, rest = operand_chain(node)
+        out = self.build(first)
+        for op, operand in rest:
+            out = self.apply(_ARITHMETIC[type(op)], out, self.build(operand))
+        return out
 
     def call(self, node):
         if not isinstance(node.func, ast.Name):
@@ -316,6 +340,8 @@ class _Builder:
         if len(node.args) not in arity:
             self.fail(f"{name} takes {' or '.join(map(str, arity))} argument(s), got {len(node.args)} in {self.text!r}")
         args = [self.build(a) for a in node.args]
+        if name == "log" and len(args) == 2 and args[1].is_number and args[1] in (0, 1):
+            self.fail(f"log with base {args[1]} has no value in {self.text[:80]!r}")  # SymPy: log(t, 0) = 0, log(t, 1) = zoo
         if name in _REDUCING:
             self.moderate(args[0], f"the argument of {name}", real=True)
         return self.apply(FUNCTIONS[name], *args)
