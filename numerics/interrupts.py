@@ -13,7 +13,10 @@ block's caller stops the workers and writes the reports after it) and the exit s
 the handlers stay in place until the process exits, and the signals are ignored while it finalizes. Until then
 every signal raises again, and the first one is sent again every `REDELIVER` s: its exception may have been
 swallowed where Python ignores exceptions (a ``__del__``, a weakref callback) or by a check's own ``except
-BaseException``, and the run must still end. A signal arriving more than `FORCE_AFTER` seconds
+BaseException``, and the run must still end: `raise_if_swallowed` (called after each check) raises it again at
+once, and a block that ends normally after a signal raises it as it ends. A check that swallows every exception
+keeps running until it returns: in this process nothing can stop it (the process pool can: its worker ignores the
+signals, and the main process kills it). A signal arriving more than `FORCE_AFTER` seconds
 after the first ends the process at once (``os._exit``): the clean-up is bounded far below that, so only a
 clean-up stuck in the operating system gets there; worker processes die with their parent (PR_SET_PDEATHSIG,
 `numerics.process_pool`) and every finished record is already on disk.
@@ -48,6 +51,7 @@ def exit_status(exc: BaseException) -> int:
     return getattr(exc, "exit_code", 128 + signal.SIGINT)
 
 
+_swallowed = {"signal": None}  # the first signal of the open `ending_on_signals` block, until it leaves the block
 _deferred = {"depth": 0, "pending": None}  # `deferred` blocks open in the main thread, and the signal they hold
 
 
@@ -68,6 +72,13 @@ def deferred():
         if _deferred["depth"] == 0 and _deferred["pending"] is not None:
             signum, _deferred["pending"] = _deferred["pending"], None
             raise Interrupted(signum)
+
+
+def raise_if_swallowed() -> None:
+    """Raise `Interrupted` if a signal arrived in the open `ending_on_signals` block and its exception has not left
+    it: a check caught it (``except BaseException``) and went on. The runner calls this after each check."""
+    if _swallowed["signal"] is not None:
+        raise Interrupted(_swallowed["signal"])
 
 
 def _ignore(signals) -> None:
@@ -99,6 +110,7 @@ def ending_on_signals(signals=ENDING_SIGNALS):
     def on_signal(signum, frame):
         if not first:
             first.append((signum, time.monotonic()))
+            _swallowed["signal"] = signum
             threading.Thread(target=redeliver, args=(signum,), daemon=True, name="relucheck-interrupt").start()
         if not ending and _deferred["depth"]:
             _deferred["pending"] = first[0][0]  # raised when the `deferred` block ends
@@ -121,12 +133,15 @@ def ending_on_signals(signals=ENDING_SIGNALS):
             previous[sig] = signal.signal(sig, on_signal)
     try:
         yield
+        if first:  # a signal arrived and its exception was swallowed: the run still ends, as the signal asked
+            raise Interrupted(first[0][0])
     except KeyboardInterrupt:
         ending.append(True)
         atexit.register(_ignore, tuple(previous))
         raise
     finally:
         left.append(True)
+        _swallowed["signal"] = None
         sys.unraisablehook = previous_hook
         if not ending:
             for sig, handler in previous.items():

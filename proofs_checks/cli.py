@@ -87,11 +87,18 @@ def _cmd_run(args) -> int:
     from .plugins import load_checks
 
     out = Path(os.path.abspath(args.out))  # a check (or a plugin's import) may chdir: DIR stays where it was
+    args.worker_checks = tuple(_absolute_file_specs(args.checks))  # the workers load them wherever they start
     load_checks(args.checks)
     checks = _selected_checks(args)
     prepare_out_dir(out, shown=args.out)  # before anything is computed
     with OutDirLock(out, shown=f"--out {args.out}", shown_dir=args.out):
         return _run_locked(args, checks, out)
+
+
+def _absolute_file_specs(specs) -> list[str]:
+    """The ``--checks`` specs with each file made absolute (a module name stays), as `plugins.load_checks` tells a
+    file from a module: what the worker processes load, even if a plugin's import changed the directory."""
+    return [os.path.abspath(s) if s.endswith(".py") or os.path.lexists(s) or "/" in s else s for s in specs or ()]
 
 
 def _selected_checks(args) -> list:
@@ -143,7 +150,7 @@ def _run_locked(args, checks, out) -> int:
 
         with executor_of(args) as executor, ending_on_signals():  # SIGTERM, SIGHUP end the run as Ctrl-C does
             run_checks(checks, args.seed, mutate=args.mutate, progress=not args.quiet, skip=frozenset(done),
-                       on_record=journal.append, executor=executor, plugins=tuple(args.checks),
+                       on_record=journal.append, executor=executor, plugins=args.worker_checks,
                        check_timeout=args.check_timeout)
     except KeyboardInterrupt as exc:  # the workers are stopped; the journal keeps every finished record
         interrupted = exit_status(exc)  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP

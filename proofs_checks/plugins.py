@@ -20,6 +20,13 @@ spec registered (`checks_of_specs`: ``run --checks FILE`` runs only those unless
 imports `proofs_checks.registry`, never the reverse: the registry knows only the built-in checks and what was
 registered through `relucheck.check`.
 
+A plugin may add checks, never change the built-in ones: `load_checks` takes a snapshot of the built-in checks
+(id → function object, statement, mutant, suites) before the first plugin loads, and after each plugin verifies
+that every one of them is still registered with the same values; a plugin that replaced, altered or deleted one
+(``registry._CHECKS[...]``, ``object.__setattr__`` on a frozen `Check`) is a `RelucheckInputError` naming it.
+That is a comparison of a few hundred tuples per plugin. It does not stop a check that tampers with the registry
+while it runs (in a pool worker, that changes only the worker's copy).
+
 `plugin_fingerprint` (file or module, and the sha256 of its source) goes into the run journal's parameters,
 so ``--resume`` refuses a journal written by a different version of a user's checks.
 """
@@ -117,9 +124,38 @@ def _stdout_to_stderr():
             os.close(saved)
 
 
+def _identity(chk) -> tuple:
+    """What a plugin may not change in a built-in check: its function object, statement, mutant and suites."""
+    return (chk.fn, chk.statement, chk.mutant, chk.suites)
+
+
+@functools.cache
+def _builtin_checks() -> dict:
+    """The built-in checks (those of `proofs_checks.checks`), taken before any plugin loads: id → `_identity`."""
+    from . import checks
+
+    prefix = checks.__name__ + "."
+    return {cid: _identity(c) for cid, c in all_checks().items() if c.fn.__module__.startswith(prefix)}
+
+
+def _builtin_changes() -> list[str]:
+    """The built-in checks that are no longer registered as in `_builtin_checks`."""
+    from .registry import _CHECKS
+
+    changed = []
+    for cid, identity in _builtin_checks().items():
+        now = _CHECKS.get(cid)
+        if now is None:
+            changed.append(f"deleted the built-in check {cid}")
+        elif any(a is not b and a != b for a, b in zip(_identity(now), identity)):
+            changed.append(f"changed the built-in check {cid}")
+    return changed
+
+
 def _load_one(what: str, loader) -> frozenset[str]:
     """Run ``loader`` (an import) with its output on stderr; any failure is a `RelucheckInputError` naming ``what``.
     Returns the ids of the checks it registered."""
+    _builtin_checks()
     before = set(all_checks())
     try:
         with _stdout_to_stderr():
@@ -135,6 +171,10 @@ def _load_one(what: str, loader) -> frozenset[str]:
                                   "register papers, statements and checks") from None
     except BaseException as exc:  # noqa: BLE001 - a user's code: any failure is reported as bad input, with its type
         raise RelucheckInputError(f"{what}: {type(exc).__name__}: {exc}") from exc
+    tampered = _builtin_changes()
+    if tampered:
+        raise RelucheckInputError(f"{what}: {'; '.join(tampered[:3])}{' …' if len(tampered) > 3 else ''} (a checks "
+                                  "file may add papers, statements and checks, never change the built-in ones)")
     problems = _statement_problems(before)
     if problems:
         raise RelucheckInputError(f"{what}: {'; '.join(problems)} (register it with relucheck.register_statements)")
@@ -170,6 +210,7 @@ def _file_problem(path: Path) -> str | None:
 def load_checks(specs) -> list[dict]:
     """Load the installed plugins, then import each ``--checks`` spec once (a ``.py`` file or a module name);
     return the specs' fingerprints."""
+    _builtin_checks()  # before any plugin loads
     load_entry_points()
     out = []
     for spec in specs or ():

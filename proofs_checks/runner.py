@@ -11,7 +11,20 @@ Each check runs isolated from the run (issue 20):
   "exceeded the time limit of N s". The limit is an alarm in the thread that runs the check
   (`numerics.time_limit`), serially and in pool and Dask workers alike; it interrupts Python code only. A check
   stuck in C code is stopped on the process pool only, whose main process kills the worker `numerics.process_pool.GRACE` s past
-  the limit; serially and on Dask nothing can stop it short of ending the run.
+  the limit; serially and on Dask nothing can stop it short of ending the run. A check that returns after its
+  limit (it caught the `TimeLimitExceeded`, or switched the alarm off) is an ERROR too, whatever it returned.
+* **Only the process pool can stop a check that ignores signals.** Serially the check runs in the process that
+  handles Ctrl-C, SIGTERM and SIGHUP: a check that swallows the interrupt (``except BaseException``) or switches
+  its alarm off (``signal.setitimer``) runs on until it returns; then its record is an ERROR (past its limit) and,
+  if an interrupt arrived meanwhile, the run ends as that signal asked (130, 143, 129;
+  `numerics.interrupts.raise_if_swallowed`). On the pool the worker ignores the signals and the main process kills
+  it, at its deadline or on an interrupt.
+* **KeyboardInterrupt**: serially, a KeyboardInterrupt raised by a check cannot be told apart from Ctrl-C and ends
+  the run. In a pool or Dask worker (`check_task`; a pool worker ignores SIGINT) it can only come from the check
+  itself, and is that check's ERROR record.
+* **Its values are JSON**: the Outcome's fields pass through `numerics.jsonable.to_jsonable` (what the journal
+  and reports write) inside the check's guard, so a value that cannot be written (a self-referential dict) is that
+  check's ERROR record, not the run's crash.
 * **Its BLAS runs on one thread** (threadpoolctl): OpenBLAS' threaded reductions sum in an order that depends
   on the thread count, so a check's last digits differed between this process (all cores) and pool or Dask
   workers (one thread each, e.g. ``C.thm3.min_norm_formula``). Pinned, the records are byte-identical serial,
@@ -25,6 +38,8 @@ import time
 import traceback
 from typing import Callable
 
+from relucheck.numerics.interrupts import raise_if_swallowed
+from relucheck.numerics.jsonable import to_jsonable
 from relucheck.numerics.time_limit import TimeLimitExceeded, time_limit
 
 from .registry import Check, Context
@@ -93,28 +108,52 @@ def _record(chk: Check, seed: int, mutate: bool, out: Outcome, seconds: float) -
     )
 
 
+class _SwallowedTimeLimit(Exception):
+    """The check returned after its time limit: it caught the limit's exception or switched its alarm off."""
+
+
+def _check_jsonable(out: Outcome) -> None:
+    """Raise if a field of ``out`` cannot be written as JSON by `to_jsonable` (e.g. RecursionError for a value that
+    contains itself); the record keeps the values as returned."""
+    for value in (out.prediction, out.measurement, out.tolerance, out.tolerance_reason, out.precision, out.message,
+                  out.details):
+        to_jsonable(value)
+
+
 def run_check(chk: Check, seed: int = 0, *, mutate: bool = False, context: Context | None = None,
-              check_timeout: float | None = None) -> CheckResult:
+              check_timeout: float | None = None, in_worker: bool = False) -> CheckResult:
     """Run one check (or its mutant when ``mutate``) under its time limit with BLAS on one thread; an exception,
-    SystemExit included, becomes status ``error`` (module docstring). KeyboardInterrupt passes."""
+    SystemExit included, becomes status ``error`` (module docstring). KeyboardInterrupt passes, unless
+    ``in_worker`` (a pool or Dask worker, where only the check can have raised it)."""
     ctx = Context(seed=seed, mutate=mutate) if context is None else Context(seed, mutate, context.cache)
     limit = time_limit_of(chk, check_timeout)
+    raise_if_swallowed()
     start = time.perf_counter()
     try:
         with _one_blas_thread(), time_limit(limit):
             out = chk.fn(ctx)
+        if time.perf_counter() - start > limit:
+            raise _SwallowedTimeLimit()
         if not isinstance(out, Outcome):
             raise TypeError(f"check {chk.id} returned {type(out).__name__}, expected Outcome")
-    except KeyboardInterrupt:
-        raise
+        _check_jsonable(out)
+    except KeyboardInterrupt as exc:
+        if not in_worker:
+            raise
+        out = _error(f"{type(exc).__name__}: the check raised it in its worker process (where Ctrl-C is ignored)",
+                     {"traceback": traceback.format_exc(limit=6)})
     except BaseException as exc:  # noqa: B036 - a crash is an 'error' record, never a silent pass nor the run's end
         if isinstance(exc, TimeLimitExceeded):
             message = f"exceeded the time limit of {limit:g} s (--check-timeout) and was stopped"
+        elif isinstance(exc, _SwallowedTimeLimit):
+            message = (f"exceeded the time limit of {limit:g} s (--check-timeout) and swallowed the stop (caught "
+                       "the exception or switched the alarm off); its result is not used")
         elif isinstance(exc, SystemExit):
             message = f"SystemExit: the check called sys.exit({exc.code!r}); a check returns an Outcome and never ends the run"
         else:
             message = f"{type(exc).__name__}: {exc}"
         out = _error(message, {"traceback": traceback.format_exc(limit=6)})
+    raise_if_swallowed()  # an interrupt that arrived during the check and was caught there still ends the run
     return _record(chk, seed, mutate, out, time.perf_counter() - start)
 
 
@@ -143,11 +182,12 @@ def record_ids(checks: list[Check], mutate: bool) -> list[str]:
     return [rid for chk in checks for rid in ([chk.id, chk.id + ".mutant"] if mutate else [chk.id])]
 
 
-def _records_of_check(chk: Check, seed: int, which: tuple[bool, ...], check_timeout: float | None = None
-                      ) -> list[CheckResult]:
+def _records_of_check(chk: Check, seed: int, which: tuple[bool, ...], check_timeout: float | None = None,
+                      in_worker: bool = False) -> list[CheckResult]:
     """The check's records (``which``: False for the check, True for its mutant), sharing one `Context` cache."""
     ctx = Context(seed=seed)
-    return [run_check(chk, seed, mutate=is_mutant, context=ctx, check_timeout=check_timeout) for is_mutant in which]
+    return [run_check(chk, seed, mutate=is_mutant, context=ctx, check_timeout=check_timeout, in_worker=in_worker)
+            for is_mutant in which]
 
 
 def prepare_worker(plugins: tuple) -> None:
@@ -168,7 +208,7 @@ def check_task(task) -> list[CheckResult]:
 
     check_id, seed, which, plugins, check_timeout = task
     prepare_worker(plugins)
-    return _records_of_check(get_check(check_id), seed, which, check_timeout)
+    return _records_of_check(get_check(check_id), seed, which, check_timeout, in_worker=True)
 
 
 def _lost_task(checks: dict, task, lost) -> list[CheckResult]:

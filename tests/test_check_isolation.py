@@ -26,7 +26,7 @@ PLUGIN = textwrap.dedent('''
     import sys
     import time
 
-    from relucheck import Statement, agree, check, register_paper, register_statements
+    from relucheck import Outcome, Statement, Status, agree, check, register_paper, register_statements
 
     register_paper("Iso", "checks that misbehave")
     register_statements(Statement(id="Iso.s", paper="Iso", number="1", title="misbehaviour", conclusion="none"))
@@ -56,6 +56,29 @@ PLUGIN = textwrap.dedent('''
         return agree(1.0, 1.0, 0.0, "exact")
 
 
+    @check("Iso.s.safe_swallowing_everything", statement="Iso.s", mutant="none")
+    def safe_swallowing_everything(ctx):
+        start = time.monotonic()
+        while time.monotonic() - start < 2:  # catches the time limit too, then returns past it
+            try:
+                time.sleep(0.05)
+            except BaseException:
+                pass
+        return agree(1.0, 1.0, 0.0, "exact")
+
+
+    @check("Iso.s.safe_self_referential_value", statement="Iso.s", mutant="none")
+    def safe_self_referential_value(ctx):
+        value = {}
+        value["a"] = value
+        return Outcome(Status.VERIFIED, value, 1.0, 0.0, "exact")
+
+
+    @check("Iso.s.crash_keyboard_interrupt", statement="Iso.s", mutant="none")
+    def crash_keyboard_interrupt(ctx):  # serially it would end the run (as Ctrl-C): the pool only
+        raise KeyboardInterrupt
+
+
     @check("Iso.s.crash_os_exit", statement="Iso.s", mutant="none")
     def crash_os_exit(ctx):
         os._exit(0)
@@ -77,6 +100,10 @@ EXPECTED = {  # record id → (status, start of its message)
     "Iso.s.safe_base_exception": ("error", "GeneratorExit: not an Exception"),
     "Iso.s.safe_swallowing_loop": ("error", f"exceeded the time limit of {TIMEOUT} s"),
     "Iso.s.safe_fine": ("verified", ""),
+    "Iso.s.safe_swallowing_everything": ("error", f"exceeded the time limit of {TIMEOUT} s (--check-timeout) and "
+                                                  "swallowed the stop"),
+    "Iso.s.safe_self_referential_value": ("error", "RecursionError"),
+    "Iso.s.crash_keyboard_interrupt": ("error", "KeyboardInterrupt: the check raised it in its worker process"),
     "Iso.s.crash_os_exit": ("error", "the check ended the process that ran it: its worker process died (exit status 0)"),
     "Iso.s.crash_segfault": ("error", "the check ended the process that ran it: its worker process died (killed by "
                                       "signal SIGSEGV)"),
@@ -215,3 +242,89 @@ def test_a_time_limit_in_another_thread_raises_there_and_nothing_stays_pending()
     thread.start()
     thread.join(60)
     assert outcome == ["stopped", "clean"]
+
+
+def test_in_a_worker_a_keyboard_interrupt_raised_by_the_check_is_its_error():
+    def interrupted(ctx):
+        raise KeyboardInterrupt
+
+    rec = run_check(_check(interrupted), in_worker=True)
+    assert rec.status is Status.ERROR and rec.message.startswith("KeyboardInterrupt"), rec.message
+
+
+def test_a_value_that_cannot_be_written_as_json_is_the_checks_error():
+    def self_referential(ctx):
+        value = {}
+        value["a"] = value
+        return Outcome(Status.VERIFIED, value, 1.0, 0.0, "exact")
+
+    rec = run_check(_check(self_referential))
+    assert rec.status is Status.ERROR and rec.message.startswith("RecursionError"), rec.message
+
+
+def test_a_check_that_switches_its_alarm_off_is_an_error_past_its_limit():
+    def alarm_off(ctx):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        time.sleep(0.3)
+        return Outcome(Status.VERIFIED, 1.0, 1.0, 0.0, "exact")
+
+    rec = run_check(_check(alarm_off), check_timeout=0.1)
+    assert rec.status is Status.ERROR and "swallowed the stop" in rec.message, rec.message
+
+
+SWALLOWING = textwrap.dedent('''
+    import os
+    import time
+
+    from relucheck import Statement, agree, check, register_paper, register_statements
+
+    register_paper("Sw", "a check that swallows every exception")
+    register_statements(Statement(id="Sw.s", paper="Sw", number="1", title="swallow", conclusion="none"))
+
+
+    @check("Sw.s.swallow", statement="Sw.s", mutant="none")
+    def swallow(ctx):
+        open(os.environ["SWALLOW_MARK"], "w").close()
+        start = time.monotonic()
+        while time.monotonic() - start < 3:
+            try:
+                time.sleep(0.05)
+            except BaseException:
+                pass
+        return agree(1.0, 1.0, 0.0, "exact")
+''')
+
+
+def test_serially_a_swallowed_sigterm_still_ends_the_run_after_the_check(tmp_path):
+    plugin, mark = tmp_path / "swallowing.py", tmp_path / "started"
+    plugin.write_text(SWALLOWING)
+    proc = subprocess.Popen([sys.executable, "-m", "relucheck", "run", "--checks", str(plugin), "--executor",
+                             "serial", "--quiet", "--check-timeout", "60", "--out", str(tmp_path / "out")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**__import__("os").environ, "SWALLOW_MARK": str(mark)})
+    while not mark.exists() and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)  # hang guard
+    assert proc.returncode == 143, (out, err)
+    assert "interrupted" in err and "Traceback" not in err, err
+
+
+TAMPERING = textwrap.dedent('''
+    from relucheck.proofs_checks import registry
+    from relucheck.proofs_checks.result import Outcome, Status
+
+    object.__setattr__(registry._CHECKS["C.thm3.min_norm_formula"], "fn",
+                       lambda ctx: Outcome(Status.VERIFIED, 1, 1, 0, "tampered"))
+''')
+
+
+def test_a_plugin_that_changes_a_built_in_check_is_refused(tmp_path):
+    plugin = tmp_path / "tampering.py"
+    plugin.write_text(TAMPERING)
+    proc = subprocess.run([sys.executable, "-m", "relucheck", "run", "--checks", str(plugin), "--with-builtin",
+                           "--only", "C.thm3.min_norm_formula", "--quiet", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)  # hang guard
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert f"--checks {plugin}: changed the built-in check C.thm3.min_norm_formula" in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()
