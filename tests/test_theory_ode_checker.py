@@ -454,3 +454,27 @@ def test_a_field_without_a_finite_value_skips_the_draw():
         signal.signal(signal.SIGALRM, previous)
     assert (out["draws"], out["skipped_draws"]) == (0, 3) and out["max_discrepancy"] is None
     assert (constant["draws"], constant["skipped_draws"]) == (0, 3)
+
+
+def _one(equation: str, solution: str) -> dict:
+    return oc.check_ode(parse_problem({"time": "t", "state": ["x"], "parameters": {"x0": [0.5, 1.5]},
+                                       "equations": {"x": equation}, "initial": {"x": "x0"},
+                                       "solution": {"x": solution}, "time_span": [0, 2]}))
+
+
+@pytest.mark.parametrize("equation, solution, where", [
+    # the defect −1 is 10^-8690 relative to the right-hand side at t = 2: "0" at every point, a constant symbolically
+    ("10000*x + 1", "x0*exp(10000*t)", "residuals"),
+    # a bump of height 1e-3 and width 1e-3 between the sample points: 0 at every point to 60 digits, but exact
+    ("-x", "x0*exp(-t) + exp(-1000000*(t - 1/3)**2)/1000", "residuals"),
+])
+def test_a_defect_below_the_points_resolution_is_refuted_symbolically(equation, solution, where):
+    out = _one(equation, solution)
+    assert out["status"] == "refuted", out["message"]
+    assert out[where]["x"]["verdict"] == "refuted" and "(not 0: " in out[where]["x"]["symbolic"]
+
+
+def test_a_tiny_decimal_defect_is_never_verified():
+    # 1e-320·(t + 1) may be the rounding of a zero or a true defect: no proof either way
+    out = _one("-x", "x0*exp(-t) + 1e-320*t")
+    assert out["status"] == "inconclusive" and out["residuals"]["x"]["verdict"] == "inconclusive", out["message"]
