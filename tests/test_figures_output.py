@@ -278,3 +278,53 @@ def test_figure_files_have_the_umask_permissions(reports):
     for pdf in _pdfs(paths, style.DEFAULT_STYLE):
         for path in (pdf, pdf.with_suffix(".png"), pdf.with_suffix(".csv")):
             assert path.stat().st_mode & 0o777 == expected, (path.name, oct(path.stat().st_mode))
+
+
+@pytest.mark.parametrize("limits", [{3: 8, 4: 16, 5: 32, 6: 96}, {3: 8, 4: 12, 5: 20, 6: 30}, {3: 6, 4: 24, 5: 64, 6: 200}])
+def test_threshold_legend_covers_no_point(tmp_path, monkeypatch, limits):
+    """Paper A's threshold figure: its legend (in the corner the rising points leave empty) covers none of the
+    measured points; at lower right it covered the point d = 4, n = 16 of the default run (issue 21 review)."""
+    matplotlib.use("Agg")
+    covered = {}
+
+    def capture(fig, stem, *, caption, data):
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        box = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+        points = ax.transData.transform(np.c_[data["d"], data["largest_interpolating_n"]])
+        covered["points"] = [tuple(p) for p in points if box.contains(*p)]
+        matplotlib.pyplot.close(fig)
+        return []
+
+    monkeypatch.setattr(style, "save", capture)
+    monkeypatch.setattr(paper_a, "write_table", lambda *a, **k: [])
+    rows = [dict(d=d, n=n, ratio=1e-6 if n <= top else 1.0) for d, top in limits.items() for n in (top, 2 * top)]
+    with style.context():
+        paper_a._threshold(tmp_path, rows, dict(ds=tuple(limits), protocol=dict(THRESHOLD_PROTOCOL)))
+    assert covered["points"] == []
+
+
+def test_jump_time_table_fits_an_article_column(tmp_path):
+    """Paper C's jump-time table (extreme rows: λ = 1e-1000, two-digit τ_k, a negative error) compiled with pdflatex
+    in the article class (345 pt text, the documented preamble line): no overfull box over 10 pt. With a
+    ln(1/λ) column it was 29 pt too wide."""
+    from relucheck.proofs_checks import latex
+    from tests.latex_tools import compile_tex
+
+    class _Jump:
+        def __init__(self, neuron, tau):
+            self.neuron, self.tau = neuron, tau
+
+    class _Limit:
+        jumps = [_Jump(0, 0.8), _Jump(1, 0.949341), _Jump(5, 14.0123)]
+
+    rows = [{"point": {"instance": name, "lam": lam},
+             "result": {"jumps": [(0.8603, 0), (0.9942, 1), (11.6874, 5)], "log_inv_lambda": 2.302585 * int(lam[2:])}}
+            for name in ("golden", "random") for lam in ("1e-5", "1e-1000")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(paper_c, "limit_process_of", lambda instance: _Limit())
+        paper_c._error_table(tmp_path, {"golden": None, "random": None}, rows)
+    doc = tmp_path / "article.tex"
+    doc.write_text(f"\\documentclass{{article}}\n{latex.PREAMBLE_LINE}\n\\begin{{document}}\n"
+                   "\\input{jump_time_errors.tex}\n\\end{document}\n")
+    compile_tex(doc, "pdflatex", tmp_path / "pdf", overfull_pt=10.0)

@@ -159,7 +159,9 @@ def _threshold(out: Path, rows, cfg) -> list[Path]:
         figstyle.plain_log_ticks(ax, "y", ticks=sorted({limits[d] for d in have}))
     ax.set_xlabel("input dimension $d$")
     ax.set_ylabel(r"threshold $n_{\mathrm{interp}}$")
-    ax.legend(loc="lower right")  # the points rise from lower left to upper right
+    # upper left: every curve starts at the first (lowest, leftmost) point and rises, so that corner stays empty;
+    # at lower right the legend covered the d = 4 point and the paper's dotted line (issue 21 review)
+    ax.legend(loc="upper left")
     missing = [d for d in ds if not limits[d]]
     caption = (f"Paper A, optimization threshold: the largest n of the grid at which the median ratio of the "
                f"network's train loss to OLS's is below 10⁻³ (interpolation), against d, log–log"
