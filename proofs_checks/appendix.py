@@ -113,7 +113,8 @@ def _intervals(tolerance, n: int) -> list[tuple[float, float]] | None:
 
 
 def _cell(value, tolerance) -> str:
-    return value_tex(value, tolerance) or "(an exact expression)"
+    """A value as a table cell; a structure or an expression too long to typeset is left to the results file."""
+    return value_tex(value, tolerance) or "(in the results file)"
 
 
 def _value_table(label: str, rows: list[list[str]], header: list[str]) -> str:
@@ -339,7 +340,9 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
     note = incomplete_note(len(records), expected)
     head = (latex.escape(note[:1].upper() + note[1:]) + r"; the counts below cover only the records present. "
             if note else "")
-    parts = [r"\begingroup" + latex.SISETUP, rf"\section{{Paper {paper}: machine verification}}"
+    # \emergencystretch: an author's article does not set it, and without it a long name or number in a 345 pt
+    # column (the article class's) leaves lines up to 15 pt too wide; local to the section's group
+    parts = [r"\begingroup" + latex.SISETUP + r"\setlength{\emergencystretch}{3em}", rf"\section{{Paper {paper}: machine verification}}"
              + rf"\label{{relucheck-appendix-{paper.lower()}}}",
              head + latex.escape(PAPERS[paper]) + ". " + f"Checks of this paper in this run: {_counts_text(counts)}.",
              _legend(paper, own), _summary_table(paper, own, by_statement)]
@@ -370,7 +373,7 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
             parts.append(r"\begin{itemize}" + "\n" + "\n".join(_check_item(r, mutants.get(r["id"])) for r in checks)
                          + "\n" + r"\end{itemize}")
         elif st.not_checkable_reason:
-            parts.append(r"\emph{Not checked numerically:} " + prose(st.not_checkable_reason) + "\n")
+            parts.append(r"\emph{Not checked numerically:} " + prose(st.not_checkable_reason.rstrip(". ")) + ".\n")
         else:
             parts.append(r"\emph{No check of this statement in this run.}" + "\n")
     index = load_index(out_dir, paper)

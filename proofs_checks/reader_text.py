@@ -144,8 +144,54 @@ def value(value, tolerance=None) -> str | None:
             lo, hi = float(m.group(1)), float(m.group(2))
             digits = significant_digits(max(abs(lo), abs(hi)), abs(hi - lo) or None, high=6)
             return rf"\ensuremath{{[}}{num(lo, digits)}, {num(hi, digits)}\ensuremath{{]}}"
+        exact_tex = exact(value)
+        if exact_tex is not None:
+            return exact_tex
         text = re.sub(r"'(\w[\w -]*)'", r"\1", value)  # check-ode verdict 'verified' → verified
-        if _REPR.search(text) or len(text) > 90:
+        if _REPR.search(text) or len(text) > 90 or (_EXACT.fullmatch(text) and _CODE_SYNTAX.search(text)):
             return None
         return prose(text)
     return None
+
+
+_EXACT = re.compile(r"[0-9a-z+\-*/(). ]+")
+_EXACT_SYNTAX = re.compile(r"\w\(|\*|\d/\d")  # sqrt(, 2*x, 15/4: SymPy's str() of a number
+_CODE_SYNTAX = re.compile(r"\w\(|\*")  # a longer SymPy str() (never shown raw: a reader sees the results file)
+_EXACT_LIST = re.compile(r"\[([^\[\]]*)\]")
+MAX_EXACT_TEX = 80  # LaTeX source characters of a shown exact value (a table cell); longer ones stay in results.json
+
+
+def _exact_number(text: str):
+    """The SymPy number of a string SymPy's str() wrote (``2*sqrt(30)``, ``15/4``), parsed by
+    `theory.safe_expression` (never evaluated); None when it is not a closed-form number."""
+    from relucheck.numerics.errors import RelucheckInputError
+    from relucheck.theory.safe_expression import parse_expression
+
+    text = text.strip()
+    if not text or not _EXACT.fullmatch(text):
+        return None
+    try:
+        expr = parse_expression(text, "value", {})
+    except (RelucheckInputError, ValueError, TypeError):
+        return None
+    return expr if getattr(expr, "is_number", False) else None
+
+
+def exact(value) -> str | None:
+    """An exact value that a check wrote as SymPy's str() (``2*sqrt(30)``, ``-sqrt(5)/5 + 4/5``, a flat list
+    ``[15/4, 5/8, 0]``) as LaTeX math (``2\\sqrt{30}``, a list as a tuple); None for a plain decimal (`num` shows
+    it), anything else, or a value whose LaTeX is longer than `MAX_EXACT_TEX` (it stays in results.json)."""
+    import sympy as sp
+
+    if not isinstance(value, str) or as_float(value) is not None:
+        return None
+    m = _EXACT_LIST.fullmatch(value.strip())
+    items = [t for t in m.group(1).split(",")] if m else [value]
+    if m and not m.group(1).strip():
+        return None
+    numbers = [_exact_number(t) for t in items]
+    if any(n is None for n in numbers) or not (m or _EXACT_SYNTAX.search(value)):
+        return None
+    tex = ", ".join(sp.latex(n) for n in numbers)
+    tex = rf"\left({tex}\right)" if m else tex
+    return rf"\ensuremath{{{tex}}}" if len(tex) <= MAX_EXACT_TEX else None

@@ -123,3 +123,34 @@ def test_report_cells_from_records_in_memory():
     assert reader_cell(np.float64(0.5), np.float64(0.01)).source == "\\num{0.5}"
     assert reader_cell("Matrix([[0, 0], [0, 0]])").source == "the zero matrix"
     assert reader_cell("[(0, [0, 1])]").source == "exact expression"
+
+
+def test_exact_values_are_typeset_never_shown_as_sympy_str():
+    """A check that compares exact numbers writes them as SymPy's str() (``2*sqrt(30)``): the appendix typesets
+    them (\\sqrt, \\frac), a flat list as a tuple; a nested, long or non-numeric one is left to the results file.
+    The string is parsed by theory.safe_expression, never evaluated."""
+    assert reader_text.value("2*sqrt(30)") == "\\ensuremath{2 \\sqrt{30}}"
+    assert reader_text.value("-sqrt(5)/5 + sqrt(105)/25 + 4/5") == (
+        "\\ensuremath{- \\frac{\\sqrt{5}}{5} + \\frac{\\sqrt{105}}{25} + \\frac{4}{5}}")
+    assert reader_text.value("[15/4, 5/8, 0]") == "\\ensuremath{\\left(\\frac{15}{4}, \\frac{5}{8}, 0\\right)}"
+    assert reader_text.value("1/2") == "\\ensuremath{\\frac{1}{2}}" and reader_text.value("0.5") == "\\num{0.5}"
+    for raw in ("[[0, 1], [2, 3]]", "[4/5, 4*sqrt(5)*(1 - sqrt(21)/5)/5 + 4/5]", "within 2*eps", "x*sqrt(2)"):
+        assert reader_text.value(raw) is None, raw
+    assert reader_text.exact("__import__('os').system('true')") is None and reader_text.exact("sqrt(2)") is not None
+    assert reader_text.value("N = 1/2, N residual 0") == "N = 1/2, N residual 0"  # prose stays prose
+
+
+def test_appendix_has_no_sympy_str_and_fits_an_authors_article(run):
+    """No SymPy str() (``sqrt(``, ``a*b``) in the appendix; each fragment sets \\emergencystretch inside its own
+    group (an author's article does not, and lines were up to 15 pt too wide in the article class's 345 pt text);
+    the sentences that say why a statement is not checked end with a full stop."""
+    import re
+
+    for name in ("appendix_a.tex", "appendix_b.tex", "appendix_c.tex"):
+        text = (run / name).read_text()
+        body = re.sub(r"\\texttt\{(?:[^{}]|\{[^{}]*\})*\}", " ", text)
+        assert not re.search(r"\bsqrt\(|\w\*\w|\w\*\*\w", body), (name, re.search(r".{40}(sqrt\(|\w\*\w).{40}", body))
+        group = text.index("\\begingroup")
+        assert text.index("\\setlength{\\emergencystretch}{3em}", group) < text.index("\\section", group), name
+        for line in re.findall(r"^\\emph\{Not checked numerically:\}.*$", text, flags=re.M):
+            assert line.rstrip().endswith("."), (name, line)
