@@ -8,9 +8,10 @@ a_j, w_norm, t = sp.symbols("a_j \\|w_j\\| t", real=True)
 _a = sp.Function("a_j")(t)
 _w = sp.Function("\\|w_j\\|")(t)
 CONSERVED = sp.Eq(sp.Derivative(_a**2 - _w**2, t), 0)
+# two display lines: on one line it was 73 pt wider than a two-column paper's column
 CONSERVED_TEX = (r"For every neuron $j$ and every $t\ge 0$, "
-                 r"\[ \frac{\mathrm{d}}{\mathrm{d}t}\bigl(a_j(t)^2-\lVert w_j(t)\rVert^2\bigr)=0,"
-                 r"\quad\text{so}\quad a_j(t)^2-\lVert w_j(t)\rVert^2=a_j(0)^2-\lVert w_j(0)\rVert^2. \]")
+                 r"\[ \begin{gathered} \frac{\mathrm{d}}{\mathrm{d}t}\bigl(a_j(t)^2-\lVert w_j(t)\rVert^2\bigr)=0,"
+                 r"\quad\text{so}\\ a_j(t)^2-\lVert w_j(t)\rVert^2=a_j(0)^2-\lVert w_j(0)\rVert^2. \end{gathered} \]")
 
 _HYP = ("two-layer ReLU network without biases", "gradient flow dθ/dt ∈ −∂L(θ) with any selection (σ'(0) = 0 included)")
 _HYP_TEX = (r"a two-layer ReLU network without biases",

@@ -74,8 +74,8 @@ register(
         hypotheses_tex=(_DATA_TEX, _CONTINUOUS_TEX, r"$\mathbb{E}[y^2\lVert x\rVert^2]<\infty$"),
         conclusion_tex=(r"For every $n\ge2$, with a universal constant $C$ and "
                         r"$D_\infty(w)=\mathbb{E}[\mathbf{1}_{\langle w,x\rangle>0}\,y\,x]$, "
-                        r"\[ \mathbb{E}\Bigl[" + _SUP_DEV_TEX + r"\Bigr]"
-                        r"\le C\sqrt{\frac{\mathbb{E}[y^2\lVert x\rVert^2]\,d\log n}{n}}. \]"),
+                        r"\[ \begin{aligned} &\mathbb{E}\Bigl[" + _SUP_DEV_TEX + r"\Bigr]\\ &\qquad"
+                        r"\le C\sqrt{\frac{\mathbb{E}[y^2\lVert x\rVert^2]\,d\log n}{n}}. \end{aligned} \]"),
     ),
     Statement(
         id="A.prop3.1", paper="A", number="Proposition 3.1", title="Finite-data extremal vectors concentrate",
@@ -122,9 +122,8 @@ register(
                         r"that for all $\lambda\le\lambda^\star$, every width $m$ and all $n\ge n^\star$, with probability "
                         r"$1-O(1/n)-2^{1-m}$ (this form of the probability is a guess), $\theta(t)$ converges to some "
                         r"$\theta^\infty$ and "
-                        r"\[ h_{\theta^\infty}(x)=\sigma(\langle\hat\beta_+,x\rangle)-\sigma(\langle-\hat\beta_-,x\rangle)"
-                        r"\quad\text{for all } x\in\operatorname{supp}\mu_X, \]"
-                        r"where $\hat\beta_\pm$ is the ordinary least squares estimator on the data "
+                        r"\[ h_{\theta^\infty}(x)=\sigma(\langle\hat\beta_+,x\rangle)-\sigma(\langle-\hat\beta_-,x\rangle) \]"
+                        r"for all $x\in\operatorname{supp}\mu_X$, where $\hat\beta_\pm$ is the ordinary least squares estimator on the data "
                         r"$S_\pm=\{k:\pm\langle\beta^\star,x_k\rangle>0\}$."),
     ),
     Statement(
@@ -135,8 +134,8 @@ register(
         confidence="likely", source=f"{_SEEDS} §2.2",
         meaning="kinks of G_n do not matter for the uniform deviation (convex function on a Clarke segment)",
         hypotheses_tex=(_CONTINUOUS_TEX,),
-        conclusion_tex=(r"Almost surely, \[ " + _SUP_DEV_TEX
-                        + r"=\sup_{w\in\mathbb{S}^{d-1}}\lVert D_n(w)-D_\infty(w)\rVert. \]"),
+        conclusion_tex=(r"Almost surely, \[ \begin{aligned} &" + _SUP_DEV_TEX
+                        + r"\\ &\qquad=\sup_{w\in\mathbb{S}^{d-1}}\lVert D_n(w)-D_\infty(w)\rVert. \end{aligned} \]"),
     ),
     Statement(
         id="A.thmD.1", paper="A", number="Theorem D.1", title="Tail bound for the uniform deviation",
@@ -150,7 +149,7 @@ register(
                              "is checked through the tail frequency of the deviation",
         hypotheses_tex=(r"the hypotheses of Theorem~3.1",),
         conclusion_tex=(r"For every $n$ and $t>0$, a bound on "
-                        r"$\mathbb{P}\bigl(\sup_w\sup_{D\in\mathcal{D}_n(w)}\lVert D-D_\infty(w)\rVert>t\bigr)$, "
+                        r"\[ \mathbb{P}\bigl(\sup_w\sup_{D\in\mathcal{D}_n(w)}\lVert D-D_\infty(w)\rVert>t\bigr), \]"
                         r"obtained from the symmetrization~(15) and the bound~(14); its exact form is lost."),
     ),
     Statement(
@@ -162,7 +161,7 @@ register(
         meaning="the deviation exceeds its √(d log n/n) scale with probability O(1/n)",
         hypotheses_tex=(_CONTINUOUS_TEX, r"$\mathbb{E}[y^4\lVert x\rVert^4]<\infty$"),
         conclusion_tex=(r"There are universal constants $C$ and $C'$ such that for every $n\ge2$ "
-                        r"\[ \begin{aligned} &\mathbb{P}\Bigl(" + _SUP_DEV_TEX
+                        r"\[ \begin{aligned} &\mathbb{P}\Bigl(" + _SUP_DEV_TEX + r"\\ &\qquad"
                         + r">C\sqrt{\frac{\mathbb{E}[y^2\lVert x\rVert^2]\,d\log n}{n}}\Bigr)\\ &\qquad"
                           r"\le\frac{C'}{n}\Bigl(1+\frac{\mathbb{E}[y^4\lVert x\rVert^4]}{\mathbb{E}[y^2\lVert x\rVert^2]^2}"
                           r"\Bigr). \end{aligned} \]"),
@@ -180,8 +179,8 @@ register(
                         r"$n\ge n^\star$, with high probability, at $\tau=\varepsilon\ln(1/\lambda)$ every $a_j$ has kept "
                         r"its sign, $\lvert a_j(\tau)\rvert\le\lambda^{-O(\varepsilon)}\lvert a_j(0)\rvert$, and, with "
                         r"$\bar u=u/\lVert u\rVert$ and some $\kappa>0$, "
-                        r"\[ \langle\bar w_j(\tau),\bar D_+\rangle\ge1-\lambda^\kappa\ \ (j\in N_+),\qquad "
-                        r"\langle\bar w_j(\tau),\bar D_-\rangle\le-1+\lambda^\kappa\ \ (j\in N_-), \]"
+                        r"\[ \begin{gathered} \langle\bar w_j(\tau),\bar D_+\rangle\ge1-\lambda^\kappa\ \ (j\in N_+),\\ "
+                        r"\langle\bar w_j(\tau),\bar D_-\rangle\le-1+\lambda^\kappa\ \ (j\in N_-), \end{gathered} \]"
                         r"where $D_\pm$ are the two extremal vectors of eq.~(19)."),
     ),
     Statement(
@@ -194,8 +193,9 @@ register(
         meaning="inside the cones each side is a two-layer linear network",
         hypotheses_tex=(_LIN_TEX, _INIT8_TEX, r"$t\ge\tau$ (the end of phase~1)"),
         conclusion_tex=(r"Let $\tilde\theta$ solve the system~(23) from $\tilde\theta(\tau)=\theta(\tau)$: for $j\in N_+$, "
-                        r"\[ \dot{\tilde a}_j=\langle\tilde w_j,\tilde D_+\rangle,\quad \dot{\tilde w}_j=\tilde a_j\tilde D_+,"
-                        r"\quad \tilde D_+=\frac1n\sum_{k\in S_+}\bigl(y_k-\tilde h_+(x_k)\bigr)x_k, \]"
+                        r"\[ \begin{gathered} \dot{\tilde a}_j=\langle\tilde w_j,\tilde D_+\rangle,\quad "
+                        r"\dot{\tilde w}_j=\tilde a_j\tilde D_+,\\ "
+                        r"\tilde D_+=\frac1n\sum_{k\in S_+}\bigl(y_k-\tilde h_+(x_k)\bigr)x_k, \end{gathered} \]"
                         r"with $\tilde h_+(x)=\sum_{j\in N_+}\tilde a_j\langle\tilde w_j,x\rangle$, and the same with "
                         r"$N_-$ and $S_-$. Up to the first change of activation $\tau_\infty$, $\theta=\tilde\theta$ on "
                         r"$[\tau,\tau_\infty]$ and $h_{\theta(t)}(x_k)=\tilde h_\pm(x_k)$ for $k\in S_\pm$: the neurons "

@@ -149,8 +149,9 @@ register(
         hypotheses_tex=_GROUP_TEX + (_B_TEX, r"$k_n=n^{2(1-\alpha)}$ and $p_n=n^{2\alpha-1}$, with $\alpha\in[1/2,1]$"),
         conclusion_tex=(r"For $t\ge Cn^{3\alpha-1}\log(Cn)$, "
                         r"\[ \frac{K_1}{n^\alpha}\le\mu(t)\le\frac{K_2}{n^\alpha}, \]"
-                        r"with $C=\max\bigl(\alpha C_y^-,(2C_y^-)^{-1/\alpha}\bigr)$, "
-                        r"$K_1=2C_y^-\min_j\lVert w_j(0)\rVert^2/(2+\lVert w_j(0)\rVert^2)$ and $K_2=4C_y^+$ (eq.~(10))."),
+                        r"with \[ \begin{gathered} C=\max\bigl(\alpha C_y^-,(2C_y^-)^{-1/\alpha}\bigr),\\ "
+                        r"K_1=\frac{2C_y^-\min_j\lVert w_j(0)\rVert^2}{2+\lVert w_j(0)\rVert^2} \end{gathered} \]"
+                        r"and $K_2=4C_y^+$ (eq.~(10))."),
     ),
     Statement(
         id="B.conj1", paper="B", number="Conjecture 1", title="Typical asymptotic rate 1/√n on orthogonal data",

@@ -306,8 +306,9 @@ register(
         meaning="an aligned neuron stays active on its set and has little mass elsewhere",
         hypotheses_tex=(r"$\langle\bar w_j,\bar w_j^{(k)}\rangle\ge1-\varepsilon$ with $\varepsilon$ small",),
         conclusion_tex=(r"With $S=S_j^{(k)}$ (eq.~(367)), "
-                        r"\[ \langle\bar w_j,x_i\rangle\ge\frac{\lvert y_i\rvert}{\lVert y_S\rVert}-\sqrt{2\varepsilon}\ \ "
-                        r"(i\in S)\qquad\text{and}\qquad\sum_{i\notin S}\langle\bar w_j,x_i\rangle^2\le2\varepsilon. \]")),
+                        r"\[ \begin{gathered} \langle\bar w_j,x_i\rangle\ge\frac{\lvert y_i\rvert}{\lVert y_S\rVert}"
+                        r"-\sqrt{2\varepsilon}\ \ (i\in S)\quad\text{and}\\ "
+                        r"\sum_{i\notin S}\langle\bar w_j,x_i\rangle^2\le2\varepsilon. \end{gathered} \]")),
     Statement(
         id="C.asm1", paper=_C, number="Assumption 1", title="Orthonormal inputs",
         conclusion="⟨x_i, x_k⟩ = 1{i = k} for all i, k ∈ [n]", confidence="likely", source="spec C §1.2",
