@@ -158,7 +158,8 @@ _EXACT = re.compile(r"[0-9a-z+\-*/(). ]+")
 _EXACT_SYNTAX = re.compile(r"\w\(|\*|\d/\d")  # sqrt(, 2*x, 15/4: SymPy's str() of a number
 _CODE_SYNTAX = re.compile(r"\w\(|\*")  # a longer SymPy str() (never shown raw: a reader sees the results file)
 _EXACT_LIST = re.compile(r"\[([^\[\]]*)\]")
-MAX_EXACT_TEX = 80  # LaTeX source characters of a shown exact value (a table cell); longer ones stay in results.json
+MAX_EXACT_TEX = 40  # LaTeX source characters of one exact number shown as such; a longer one is shown by its value
+MAX_EXACT_CELL = 90  # LaTeX source characters of a whole cell; a longer one stays in results.json
 
 
 def _exact_number(text: str):
@@ -174,15 +175,22 @@ def _exact_number(text: str):
         expr = parse_expression(text, "value", {})
     except (RelucheckInputError, ValueError, TypeError):
         return None
-    return expr if getattr(expr, "is_number", False) else None
+    return expr if getattr(expr, "is_number", False) and getattr(expr, "is_real", False) else None
+
+
+def _exact_tex(number) -> str:
+    """One exact number: its LaTeX (``2 \\sqrt{30}``) when short, else its value to 6 digits (a table cell of a
+    two-column paper holds about 40 characters of LaTeX source beside a label and a second value)."""
+    import sympy as sp
+
+    tex = sp.latex(number)
+    return tex if len(tex) <= MAX_EXACT_TEX else num(float(number), 6)
 
 
 def exact(value) -> str | None:
     """An exact value that a check wrote as SymPy's str() (``2*sqrt(30)``, ``-sqrt(5)/5 + 4/5``, a flat list
-    ``[15/4, 5/8, 0]``) as LaTeX math (``2\\sqrt{30}``, a list as a tuple); None for a plain decimal (`num` shows
-    it), anything else, or a value whose LaTeX is longer than `MAX_EXACT_TEX` (it stays in results.json)."""
-    import sympy as sp
-
+    ``[15/4, 5/8, 0]``) as LaTeX math (``2\\sqrt{30}``, a list as a tuple; a long expression by its value to 6
+    digits); None for a plain decimal (`num` shows it), anything else, or a cell longer than `MAX_EXACT_CELL`."""
     if not isinstance(value, str) or as_float(value) is not None:
         return None
     m = _EXACT_LIST.fullmatch(value.strip())
@@ -192,6 +200,6 @@ def exact(value) -> str | None:
     numbers = [_exact_number(t) for t in items]
     if any(n is None for n in numbers) or not (m or _EXACT_SYNTAX.search(value)):
         return None
-    tex = ", ".join(sp.latex(n) for n in numbers)
+    tex = ", ".join(_exact_tex(n) for n in numbers)
     tex = rf"\left({tex}\right)" if m else tex
-    return rf"\ensuremath{{{tex}}}" if len(tex) <= MAX_EXACT_TEX else None
+    return rf"\ensuremath{{{tex}}}" if len(tex) <= MAX_EXACT_CELL else None
