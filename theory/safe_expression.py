@@ -203,7 +203,7 @@ def check_expression_size(text: str, field: str) -> ast.expr:
             return
         if isinstance(node, ast.BinOp) and isinstance(node.op, tuple(_ARITHMETIC)):
             first, rest = operand_chain(node)
-            nodes += len(rest) - 1  # the chain's other BinOp nodes
+            nodes += 2 * len(rest) - 1  # the chain's other BinOp nodes and its operator nodes, as ast.walk counts them
             for operand in (first, *(operand for _, operand in rest)):
                 walk(operand, depth + 1, degree)
             return
