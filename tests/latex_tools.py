@@ -80,6 +80,8 @@ READER_PATTERNS = {
     "literal caret": r"\\textasciicircum",
     "en dash before an option": r"(?<![-{])--(mutate|resume|only|out|results|paper|appendix|style)\b",
     "spec label": r"\bspec\s+([A-Z]\s*)?(§|\\S\{\}|\d|[A-Z]\d|key finding|tag|\([A-Z]\d)",
+    "the spec": r"\b(the\s+)?spec['’]s\b|\bthe\s+spec\b",
+    "identifier in prose": r"(?<!\\)\b[a-z]{3,}_[a-z]{3,}|\b[A-C]\.(thm|lem|cor|prop|asm|def|rem)[A-Za-z]*\d",
     "issue number": r"\bissue\s+\d",
     "confidence tag": r"Confidence",
     "module path": r"\b(theory|numerics|proofs_checks)\.[a-z_]+",

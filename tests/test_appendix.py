@@ -47,7 +47,8 @@ def test_every_mutant_and_finding_text_reads_as_text():
     ("tolerance 1e-06", "raw exponent"), ("x\\textasciicircum{}2", "literal caret"),
     ("run with --mutate", "en dash before an option"), ("spec N4: p", "spec label"),
     ("spec C \\S{}5 C07", "spec label"), ("see issue 4", "issue number"), ("Confidence: guess", "confidence tag"),
-    ("(theory.first_jump)", "module path"),
+    ("(theory.first_jump)", "module path"), ("the factor 3 is the spec's", "the spec"),
+    ("samplers (margin_inputs)", "identifier in prose"), ("verified in B.thm1 and", "identifier in prose"),
 ])
 def test_the_scanner_sees_each_pattern(tex, name):
     assert name in READER_PATTERNS

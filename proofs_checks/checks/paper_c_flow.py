@@ -191,8 +191,8 @@ def final_parameters(ctx: Context) -> Outcome:
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, preds, meas, "3·λ^{c*}",
                    "the error law of the final parameters (c* widened by the leftover exponent): a neuron fitted after jump l keeps a frozen "
                    "leftover λ^{u_j(τ_l)} on a point of S_l "
-                   "(c* = min of these exponents), and the last jump settles like λ^{2γ·0.5} at τ_K + 0.5; the factor 3 is the "
-                   "spec's (observed ≈ 1.7)",
+                   "(c* = min of these exponents), and the last jump settles like λ^{2γ·0.5} at τ_K + 0.5; the factor 3 is "
+                   "the reconstructed bound's (observed ≈ 1.7)",
                    f"max parameter error vs 3·max(λ^{{c*}}, λ^{{γ}}): {pairs}")
 
 

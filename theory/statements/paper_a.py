@@ -98,8 +98,8 @@ register(
                    "4. near-isotropic E[xxᵀ] (≈ I_d); 5. x sub-Gaussian, E[η⁴] < ∞",
         confidence="likely", source=f"{_SEEDS} §3.2 (points 3 likely, 4 guess)",
         meaning="data under which exactly two extremal vectors exist (eq. 19)",
-        not_checkable_reason="an assumption: checked as a hypothesis of the samplers (margin_inputs) inside the "
-                             "checks of A.thm4.1 and A.lemF.2",
+        not_checkable_reason="an assumption, not a claim: the data of the checks of Theorem 4.1 and Lemma F.2 are "
+                             "drawn so that it holds",
         hypotheses_tex=(r"$y_k=\langle\beta^\star,x_k\rangle+\eta_k$ with $\eta$ centered and independent of $x$ "
                         r"(eq.~(7))",),
         conclusion_tex=(r"There is $c>0$ such that (1)~$x$ is symmetric, $x\overset{d}{=}-x$; (2)~the law of $x$ is "

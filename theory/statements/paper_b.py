@@ -50,7 +50,8 @@ register(
         conclusion=sp.Symbol("|a_j(0)|") >= sp.Symbol("\\|w_j(0)\\|"),
         confidence="verified numerically", source="seed 002 §3; spec B §1.5",
         meaning="for every neuron j; the proof of Theorem 1 needs the strict version a_j(0)² − ‖w_j(0)‖² > 0",
-        not_checkable_reason="a hypothesis: enforced on inputs (initializations.paper_b_experiment samples it strictly)",
+        not_checkable_reason="a hypothesis, not a claim: the initializations of paper B's checks are drawn so that it "
+                             "holds strictly",
         conclusion_tex=r"For every neuron $j\in\{1,\dots,p\}$, $\lvert a_j(0)\rvert\ge\lVert w_j(0)\rVert$.",
     ),
     Statement(
@@ -58,7 +59,8 @@ register(
         conclusion=sp.StrictLessThan(offdiag, Cxm**2 / (2 * sp.sqrt(n)) * Cym / Cyp),
         confidence="verified numerically", source="seed 002 eq. (4); spec B §1.6",
         meaning="the off-diagonal Gram matrix is small in operator norm",
-        not_checkable_reason="a hypothesis on data: verified per data draw in B.thm1.pointwise_bound and B.cor1.monte_carlo",
+        not_checkable_reason="a hypothesis on the data, not a claim: verified on every data draw of the checks of "
+                             "Theorem 1 and Corollary 1",
         conclusion_tex=(r"The data satisfy (eq.~(4)) "
                         r"\[ \lVert X^\top X-D_X\rVert<\frac{(C_x^-)^2}{2\sqrt n}\,\frac{C_y^-}{C_y^+} \]"
                         r"where $D_X=\operatorname{diag}(\lVert x_i\rVert^2)$, $C_x^+=\max_i\lVert x_i\rVert$, "

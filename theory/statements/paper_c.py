@@ -313,9 +313,8 @@ register(
         id="C.asm1", paper=_C, number="Assumption 1", title="Orthonormal inputs",
         conclusion="⟨x_i, x_k⟩ = 1{i = k} for all i, k ∈ [n]", confidence="likely", source="spec C §1.2",
         meaning="the data form an orthonormal family (rotation invariance: x_i = e_i w.l.o.g.)",
-        not_checkable_reason="a hypothesis on the input, not a claim: `Instance.require_orthonormal` refuses a "
-                             "violating instance with a HypothesisViolation naming Assumption 1 (tested in "
-                             "tests/test_paper_c_algorithm.py, with the rotation invariance of Algorithm 1)",
+        not_checkable_reason="a hypothesis on the input, not a claim: relucheck refuses an instance that violates it, "
+                             "naming Assumption 1 (Algorithm 1's rotation invariance is tested with it)",
         conclusion_tex=r"$\langle x_i,x_k\rangle=\mathbf{1}_{i=k}$ for all $i,k\in[n]$."),
     Statement(
         id="C.asm2", paper=_C, number="Assumption 2", title="Frozen non-positive components",
