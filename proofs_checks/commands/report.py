@@ -78,13 +78,15 @@ def _style(name: str) -> str:
 
 def register(sub) -> None:
     p = sub.add_parser("report", help="a paper's figures and tables (--paper), the LaTeX appendix (--appendix)")
-    p.add_argument("--paper", choices=["A", "B", "C", "a", "b", "c"])
+    p.add_argument("--paper", choices=["A", "B", "C", "a", "b", "c"],
+                   help="write this paper's figures (PDF, PNG, a CSV of the plotted data each) and tables (.tex "
+                        "fragments) into --out, with paper_X.tex previewing them")
     p.add_argument("--appendix", action="store_true",
                    help="write appendix.tex (standalone) and appendix_{a,b,c}.tex (fragments) into --out")
     p.add_argument("--results", default="relucheck-out/results.json",
                    help="results.json of `relucheck run` for --appendix (default relucheck-out/results.json)")
-    p.add_argument("--out", default="relucheck-report")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="relucheck-report", help="output directory (default relucheck-report)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every draw behind the figures (default 0)")
     p.add_argument("--style", default=DEFAULT_STYLE, type=_style,
                    help="figure preset: the fonts and sizes of a venue (article, neurips, icml, …; an unknown name "
                         f"lists them); default {DEFAULT_STYLE}: Computer Modern at a one-column article's width")
