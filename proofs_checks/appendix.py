@@ -225,6 +225,12 @@ def _structured(pred, meas, p_leaves, m_leaves, tol, tol_scalar) -> tuple[str, s
     return _value_table("", shown, header), words
 
 
+def _why_inconclusive(rec: dict) -> str:
+    """The check's own sentence on why it could not decide (``details["why_inconclusive"]``), else the generic one."""
+    why = (rec.get("details") or {}).get("why_inconclusive") if isinstance(rec.get("details"), dict) else None
+    return prose(why.rstrip(".")) + "." if isinstance(why, str) and why else "the check could not decide at this precision."
+
+
 # ---- one check, one statement -----------------------------------------------------------------------------
 def _check_item(rec: dict, mutant: dict | None) -> str:
     """One check for a reader: its verdict, the comparison in a sentence (and a table), the tolerance's reason,
@@ -236,6 +242,8 @@ def _check_item(rec: dict, mutant: dict | None) -> str:
         lead = "It establishes" if verdict is Verdict.FINDING else "It was to establish (this run does not)"
         parts.append(f"{lead}: {prose(rec['finding'].rstrip('.'))}.")
     parts.append(sentence[:1].upper() + sentence[1:] + ".")
+    if verdict is Verdict.INCONCLUSIVE:
+        parts.append("Why it is inconclusive: " + _why_inconclusive(rec))
     if rec.get("tolerance_reason"):
         parts.append(f"Why this tolerance: {prose(rec['tolerance_reason'].rstrip('.'))}.")
     if mutant is not None:
@@ -354,7 +362,7 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
         for r in findings:
             v = verdict_of(r)
             text = prose(r["finding"].rstrip(".")) + "." if r.get("finding") and v is Verdict.FINDING else (
-                "the check could not decide at this precision." if v is Verdict.INCONCLUSIVE else
+                _why_inconclusive(r) if v is Verdict.INCONCLUSIVE else
                 "the prediction and the measurement disagree." if v is Verdict.REFUTED else "the computation failed.")
             st = statements.get(r.get("statement", ""))
             where = latex.escape(st.number) + ", " if st is not None else ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
 from .latex import escape, identifier
 
@@ -32,6 +33,13 @@ def num(value, digits: int = 4) -> str:
         return "yes" if value else "no"
     if isinstance(value, int) and abs(value) < 10**6:
         return rf"\num{{{value}}}"
+    if isinstance(value, str):  # a number written in a text, maybe beyond float64 (λ = 1e-1000 is not 0)
+        exact = Decimal(value)
+        if exact != 0 and not 1e-300 < abs(exact) < 1e300:
+            exp = exact.adjusted()
+            mant = f"{exact.scaleb(-exp):.{max(1, min(6, digits)) - 1}f}"
+            mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+            return rf"\num{{{mant}e{exp}}}"
     v = float(value)
     if math.isnan(v):
         return "NaN"
@@ -93,7 +101,7 @@ def prose(text) -> str:
                 inner = r"\text{" + escape(exponent) + "}"
             out.append(r"\ensuremath{" + m.group(2) + "^{" + sign + inner + "}}")
         elif m.group(4) is not None:  # a number
-            out.append(num(float(m.group(4)), 4))
+            out.append(num(m.group(4), 4))
         elif m.group(5) is not None:  # an option
             out.append(_code("--" + m.group(5)))
         else:  # a name in code: B.thm1.pointwise_bound, Instance.require_x (a_j, n_interp stay math)

@@ -65,6 +65,7 @@ def test_the_scanner_allows_siunitx_numbers_and_math():
     (0.7000000000000001, 4, "\\num{0.7}"), (1e-06, 4, "\\num{1e-6}"), (2.0719882142211756, 3, "\\num{2.07}"),
     (123456.7, 4, "\\num{1.235e5}"), (12345.6, 4, "\\num{12350}"), (7, 4, "\\num{7}"), (True, 4, "yes"),
     (float("nan"), 4, "NaN"), (-0.5, 9, "\\num{-0.5}"), (1 / 3, 17, "\\num{0.333333}"),
+    ("1e-1000", 4, "\\num{1e-1000}"), ("-2.50e400", 2, "\\num{-2.5e400}"), ("1e-06", 4, "\\num{1e-6}"),  # text: beyond float64
 ])
 def test_one_number_formatter(value, digits, expected):
     assert reader_text.num(value, digits) == expected
@@ -157,3 +158,14 @@ def test_appendix_has_no_sympy_str_and_fits_an_authors_article(run):
         assert text.index("\\setlength{\\emergencystretch}{3em}", group) < text.index("\\section", group), name
         for line in re.findall(r"^\\emph\{Not checked numerically:\}.*$", text, flags=re.M):
             assert line.rstrip().endswith("."), (name, line)
+
+
+def test_an_inconclusive_check_says_why_in_words(run):
+    # the default suite's two inconclusive checks carry their own reason for a reader (details["why_inconclusive"])
+    records = {r["id"]: r for r in json.loads((run / "results.json").read_text())}
+    appendix = (run / "appendix_b.tex").read_text() + (run / "appendix_c.tex").read_text()
+    for rid in ("B.remC2.float64_vs_mpmath_general_data", "C.thm3.growth_exponent"):
+        assert records[rid]["status"] == "inconclusive"
+        why = records[rid]["details"]["why_inconclusive"]
+        assert why[:40] in appendix.replace("\n", " ") or reader_text.prose(why)[:40] in appendix.replace("\n", " ")
+    assert "could not decide at this precision" not in appendix

@@ -242,4 +242,12 @@ def general_data_engines(ctx: Context) -> Outcome:
                    "τ(rtol/100)| for events) + 10^-(digits − log10 ln(1/λ) − 5) of mpmath; losses: 2·L(0)·10·steps·rtol",
                    message,
                    f"mpmath {DIGITS_GENERAL} digits vs float64", {"per_entry_tolerances": tols.tolist(), "runs": rows,
-                                                                   "what": [e[3] for e in entries]})
+                                                                   "what": [e[3] for e in entries]}
+                   | ({"why_inconclusive": _why_undecided(undecided)} if undecided else {}))
+
+
+def _why_undecided(undecided: list[str]) -> str:
+    """A reader's sentence for the entries not compared (each "λ = …: what differs …")."""
+    where = sorted({u.split(":", 1)[0] for u in undecided}, key=lambda w: float(w.split("=")[1]), reverse=True)
+    return (f"at {' and '.join(where)} a decision fell within a run's rounding (a near tie), and the two engines' "
+            "event sequences differ after it; what follows it is not compared, and everything compared agrees")

@@ -303,6 +303,9 @@ def _slope_outcome(ctx, data, label):
     elif 0 < excess <= 3 * (se + se_drift) + drift and abs(min_norm - pred) <= 3 * se_min:
         status = Status.INCONCLUSIVE
         message += "; the excess over 1/2 is the drift of the ratio, still rising at these n"
+        details["why_inconclusive"] = (f"the fitted slope exceeds 1/2 by {excess:.2g}, more than its standard error "
+                                       "allows but within the slope of the ratio of the learned to the minimal norm, "
+                                       "which still rises over these n (Theorem 3 is asymptotic)")
     else:
         status = Status.REFUTED
     return Outcome(status, pred, learned, 3 * se, reason, message, details=details)
