@@ -4,6 +4,8 @@ let GD take another branch than the flow, and seed 0 running in the default suit
 
 The step is derived from each draw (`proofs_checks.checks.gd_limit`): below the stability limit and small enough that
 GD jumps with the flow's neurons. The sharpness bound it uses is checked against finite differences of the gradient.
+The rule that leaves out a draw on which GD flips a neuron's sign that the flow keeps (`_unreachable`) is tested
+on the figures of seed 1, draw 0 at λ = 1e-40 and on variations that it must not leave out.
 """
 import numpy as np
 import pytest
@@ -76,3 +78,35 @@ def test_sharpness_bound_holds_and_is_exact_at_zero_residual(n, d, m):
     fitted = network.forward(X, a, W)
     assert np.linalg.eigvalsh(_hessian(X, fitted, a, W))[-1] == pytest.approx(
         gd_limit.sharpness_bound(X, fitted, a, W), abs=tolerance)
+
+
+def _run(jumps, a):
+    from types import SimpleNamespace
+
+    from relucheck.numerics.flows.result import Jump
+    return SimpleNamespace(jumps=[Jump(tau, j, ()) for j, tau in jumps], a=np.array(a, dtype=float))
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("flip", 0), ("flow_flipped_too", None), ("gd_kept_sign", None), ("moves_fast", None), ("missed_earlier_jump", None)])
+def test_unreachable_leaves_out_only_a_gd_sign_flip_no_step_of_the_ladder_undoes(case, expected):
+    """`gd_limit._unreachable` on the figures of seed 1, draw 0 at λ = 1e-40 (GD jumps neuron 0 with a flipped sign at
+    τ = 2.680, 2.771 at η, η/4; the flow jumps neuron 2 only) and on variations where the ladder must go on judging."""
+    signs = np.array([1.0, 1.0, -1.0, 1.0, 1.0])
+    flow_jumps, flow_a = [(2, 3.798)], [1e-54, 2e-14, -1.26, 3e-14, 5e-15]
+    coarse_jumps, fine_jumps = [(0, 2.680), (2, 3.828), (1, 27.2)], [(0, 2.771), (2, 3.811), (1, 26.2)]
+    gd_a = [-1.38, 1.07, -1.52, 1.27, -1.39]
+    if case == "flow_flipped_too":
+        flow_a[0] = -1e-54
+    if case == "gd_kept_sign":
+        gd_a[0] = 1.38
+    if case == "moves_fast":  # 10 in τ per quartering: past τ = 30 after 2 more quarterings, within the ladder
+        fine_jumps[0] = (0, 12.68)
+    if case == "missed_earlier_jump":  # the flow jumps neuron 3 before GD's flip and GD does not
+        flow_jumps = [(3, 1.0), (2, 3.798)]
+    out = gd_limit._unreachable(_run(flow_jumps, flow_a), _run(coarse_jumps, gd_a), _run(fine_jumps, gd_a), signs, 30.0, 2)
+    if expected is None:
+        assert out is None
+    else:
+        assert out["neuron"] == expected and out["shift_per_quartering"] == pytest.approx(0.091)
+        assert out["quarterings_needed"] == pytest.approx((30 - 2.771) / 0.091) and "C Prop. 1" in out["reason"]
