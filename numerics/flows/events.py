@@ -1,4 +1,4 @@
-"""Events: what a segment watches, and roots located inside a step.
+"""Events: what an event is (`Event`, `EventKind`), what a segment watches, and roots located inside a step.
 
 Within a segment of fixed pattern (`numerics.flows.filippov.Pattern`) the loop watches, for every neuron j:
 
@@ -14,12 +14,34 @@ mpmath at the working precision).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import enum
+from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq
 
-from .result import EventKind
+
+class EventKind(str, enum.Enum):
+    """What happened to component (i, j) at an event."""
+
+    DEACTIVATE = "deactivate"  # an active pre-activation reached 0 and the neuron leaves the datum
+    ACTIVATE = "activate"  # a negative pre-activation reached 0 and the datum becomes active
+    SLIDE = "slide"  # the pre-activation is held on the kink (Filippov sliding, 0 < η < 1)
+    LEAVE_DOWN = "leave_down"  # a sliding component's weight η reached 0: it leaves to the inactive side
+    LEAVE_UP = "leave_up"  # η reached 1: it leaves to the active side
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a run, as `FlowResult.events` lists them (`numerics.flows.result`)."""
+
+    tau: float  # in the problem's time unit
+    neuron: int
+    datum: int
+    kind: EventKind
+    exact: object = field(default=None, compare=False, repr=False)  # the time in the engine's arithmetic (mpmath)
+
+    def to_json(self) -> dict:
+        return {"tau": self.tau, "neuron": self.neuron, "datum": self.datum, "kind": self.kind.value}
 
 
 KINDS = tuple(EventKind)
@@ -146,6 +168,8 @@ def bracketed_root(f, lo, hi, tol=None):
             return hi
         if (flo > 0) == (fhi > 0):
             return hi if abs(fhi) < abs(flo) else lo
+        from scipy.optimize import brentq  # imported here: `relucheck engines` does not pay for scipy.optimize
+
         return brentq(f, lo, hi, xtol=4 * np.finfo(float).eps * max(abs(lo), abs(hi), 1e-300),
                       rtol=4 * np.finfo(float).eps)
     import mpmath

@@ -32,10 +32,10 @@ import time
 
 import numpy as np
 
-from .events import Watch, first_crossing
+from .events import Event, EventKind, Watch, first_crossing
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
-from .result import (ACTIVE_FRACTION, Event, EventKind, FlowResult, NormTrack, Status, Trajectory, jumps_of,
-                     plateau_losses, plateau_spreads)
+from .result import (ACTIVE_FRACTION, FlowResult, NormTrack, Status, Trajectory, jumps_of, plateau_losses,
+                     plateau_spreads)
 
 KINK_ULPS = 64  # |z_ij| ≤ 64 ε ‖x_i‖ (z relative to ‖θ_j‖) at an event counts as on the kink
 SETTLE_DELAY = 0.5  # settling needs this long without an event …

@@ -1,4 +1,6 @@
 """What every engine returns: a status with its message, events, jumps and plateaus, the trajectory, statistics.
+(`Event` and `EventKind` are defined in `numerics.flows.events`, with the root finder the jump rule uses; this
+module imports them, never the other way round.)
 
 Modelled on scipy's `solve_ivp` (one result object, a status and a message) and diffrax's `RESULTS` (an enum
 whose members carry their message): numerical outcomes are values, not exceptions.
@@ -22,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .events import Event, EventKind, bracketed_root  # noqa: F401 - Event, EventKind: part of what a result holds
+
 ACTIVE_FRACTION = 1e-3
 HALF = 0.5 * math.log(2.0)  # ln‖θ‖ drops by ln(2)/2 when ‖θ‖² halves
 
@@ -44,26 +48,6 @@ class Status(enum.Enum):
     @property
     def success(self) -> bool:
         return self in (Status.SUCCESS, Status.SETTLED)
-
-
-class EventKind(str, enum.Enum):
-    DEACTIVATE = "deactivate"  # an active pre-activation reached 0 and the neuron leaves the datum
-    ACTIVATE = "activate"  # a negative pre-activation reached 0 and the datum becomes active
-    SLIDE = "slide"  # the pre-activation is held on the kink (Filippov sliding, 0 < η < 1)
-    LEAVE_DOWN = "leave_down"  # a sliding component's weight η reached 0: it leaves to the inactive side
-    LEAVE_UP = "leave_up"  # η reached 1: it leaves to the active side
-
-
-@dataclass(frozen=True)
-class Event:
-    tau: float  # in the problem's time unit
-    neuron: int
-    datum: int
-    kind: EventKind
-    exact: object = field(default=None, compare=False, repr=False)  # the time in the engine's arithmetic (mpmath)
-
-    def to_json(self) -> dict:
-        return {"tau": self.tau, "neuron": self.neuron, "datum": self.datum, "kind": self.kind.value}
 
 
 @dataclass(frozen=True)
@@ -118,8 +102,6 @@ class NormTrack:
             return self.t[0]
         for k in range(1, len(self.t)):
             if self.values[k][j] >= level:
-                from .events import bracketed_root
-
                 return bracketed_root(lambda t, k=k: self.value_at(k, j, t) - level, self.t[k - 1], self.t[k])
         return None
 
