@@ -16,9 +16,7 @@ prints the traceback. Exit 1 means refuted and nothing else.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
-import pkgutil
 import re
 import sys
 import traceback
@@ -285,7 +283,18 @@ def _refuse_version_with_arguments(argv: list) -> None:
             build_parser().error(f"argument --version: takes no other arguments, got {others[0]!r}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+CORE_COMMANDS = ("list", "run", "show")  # defined here; the others are modules of `proofs_checks.commands`
+
+
+def _command_of(argv) -> str | None:
+    """The command named on the command line: its first word that is not an option (no global option takes a
+    value), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The command line's parser. With ``argv``, only the command it names is registered besides the core commands
+    (`commands.register_commands`); without, every command."""
     from .arguments import apply_shared, executor_options, seconds
 
     parser = OneLineParser(prog="relucheck", description=__doc__.split("\n\n")[0], allow_abbrev=False)
@@ -326,10 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     _checks_option(p)
     p.set_defaults(func=_cmd_show)
 
-    from . import commands
+    from .commands import register_commands
 
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        importlib.import_module(f"{commands.__name__}.{info.name}").register(sub)
+    command = _command_of(argv) if argv is not None else None
+    if command not in CORE_COMMANDS:
+        register_commands(sub, command)
     apply_shared(sub)
     for p in sub.choices.values():  # --debug also after the command name; SUPPRESS keeps the global one
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="print the traceback of an error")
@@ -387,7 +397,7 @@ def main(argv=None) -> int:
 def _main(argv: list, debug: bool) -> int:
     try:
         _refuse_version_with_arguments(argv)
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
         code = int(args.func(args) or 0)
         sys.stdout.flush()
         return code

@@ -1,5 +1,7 @@
 """Layering and import cost: `numerics` imports nothing from `theory` or `proofs_checks` (issue 11, item 8), and the
-command line does not load SymPy unless a command needs a symbolic result (item 7)."""
+command line does not load SymPy unless a command needs a symbolic result (item 7); a command imports only what it
+needs (issue 22, item 6: `relucheck engines`, `relucheck flow --help`)."""
+import argparse
 import ast
 import subprocess
 import sys
@@ -60,3 +62,55 @@ def test_flow_command_does_not_load_sympy(tmp_path):
     code = ("import contextlib, io\nfrom relucheck.proofs_checks.cli import main\n"
             f"with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['flow', {str(path)!r}, '--lam', '1e-10']) == 0")
     assert "sympy" not in _loaded_after(code)
+
+
+def _loaded_by_command(argv: list) -> set[str]:
+    """Modules loaded by one command run in a fresh interpreter (its output swallowed; ``--help`` exits)."""
+    code = ("import contextlib, io\nfrom relucheck.proofs_checks.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    try:\n        code = main({argv!r})\n    except SystemExit as exc:\n        code = exc.code\n"
+            "assert code == 0 and out.getvalue(), (code, out.getvalue())")
+    return _loaded_after(code)
+
+
+HEAVY = ("sympy", "matplotlib", "scipy.optimize", "scipy.integrate")  # issue 22, item 6: scipy.integrate (which
+# imports scipy.optimize) took 0.26–0.41 s to import on the 2-core machine (python -X importtime), SymPy 0.2 s
+
+
+def test_engines_command_imports_only_what_it_needs():
+    """`relucheck engines` lists the engines: it imports the engine modules, not what they need to run."""
+    loaded = _loaded_by_command(["engines"])
+    assert "relucheck.numerics.flows.engines.logscale" in loaded  # it did list the engines
+    assert {m for m in HEAVY if m in loaded} == set()
+    assert "relucheck.proofs_checks.report" not in loaded  # other commands' modules are not imported
+
+
+def test_flow_help_imports_no_numerics():
+    loaded = _loaded_by_command(["flow", "--help"])
+    assert "relucheck.proofs_checks.commands.flow" in loaded
+    assert {m for m in (*HEAVY, "numpy", "mpmath") if m in loaded} == set()
+
+
+def test_the_lazy_imports_still_load_when_needed():
+    """The probe sees a heavy module when it is used: scipy.optimize loads on the first float64 root."""
+    code = ("from relucheck.numerics.flows.events import bracketed_root\n"
+            "assert abs(bracketed_root(lambda t: t - 0.25, 0.0, 1.0) - 0.25) < 1e-15")
+    assert "scipy.optimize" in _loaded_after(code)
+
+
+def test_parser_of_one_command_equals_the_full_parsers():
+    """`main` registers only the command it runs (`commands.register_commands`): each command's parser, and the core
+    commands', is the one the full parser has."""
+    from relucheck.proofs_checks import cli
+
+    def subparsers(parser):
+        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+    full = subparsers(cli.build_parser())
+    assert {"engines", "flow", "report", "list", "run", "show"} <= set(full)
+    for name, parser in full.items():
+        one = subparsers(cli.build_parser(["--debug", name, "--help"]))
+        assert name in one and one[name].format_help() == parser.format_help()
+        assert set(one) <= set(full) and (len(one) == 4 or name in cli.CORE_COMMANDS)
+    assert set(subparsers(cli.build_parser(["no-such-command"]))) == set(full)  # an error message lists them all
+    assert set(subparsers(cli.build_parser(["--help"]))) == set(full)

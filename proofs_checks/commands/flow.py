@@ -34,7 +34,6 @@ from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
 from ..arguments import gd_step
 from ..arguments import horizon as horizon_value
-from ..report import fmt_number
 
 INCONCLUSIVE = 3  # the exit code of a command whose answer is inconclusive (README, exit codes)
 PRECISION_ENGINE = "mpmath"
@@ -233,6 +232,8 @@ def solve_instance(instance, args, limit):
 
 
 def _print_human(result, limit, note) -> None:
+    from ..report import fmt_number  # here: `relucheck flow --help` does not import the report writer (numpy)
+
     p = result.problem
     print(f"gradient flow, engine {result.engine} ({result.precision}), n = {p['n']}, d = {p['d']}, m = {p['m']}, "
           f"λ = {p['lambda']}, ln(1/λ) = {fmt_number(p['log_inv_lambda'], 8)}; τ = t / ln(1/λ); data indices 0-based")
