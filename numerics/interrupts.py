@@ -15,11 +15,12 @@ every signal raises again, and the first one is sent again every `REDELIVER` s: 
 swallowed where Python ignores exceptions (a ``__del__``, a weakref callback) or by a check's own ``except
 BaseException``, and the run must still end: `raise_if_swallowed` (called after each check) raises it again at
 once, and a block that ends normally after a signal raises it as it ends. A check that swallows every exception
-keeps running until it returns: in this process nothing can stop it (the process pool can: its worker ignores the
-signals, and the main process kills it). A signal arriving more than `FORCE_AFTER` seconds
-after the first ends the process at once (``os._exit``): the clean-up is bounded far below that, so only a
-clean-up stuck in the operating system gets there; worker processes die with their parent (PR_SET_PDEATHSIG,
-`numerics.process_pool`) and every finished record is already on disk.
+keeps running until the first signal is `FORCE_AFTER` seconds old (the process pool stops it at once: its worker
+ignores the signals, and the main process kills it). A signal arriving more than `FORCE_AFTER` seconds
+after the first (the redelivered one included) ends the process at once (``os._exit``): the clean-up is bounded far
+below that, so only a clean-up stuck in the operating system or an interrupt swallowed for that long gets there;
+worker processes die with their parent (PR_SET_PDEATHSIG, `numerics.process_pool`) and every finished record is
+already on disk. It calls ``posix._exit``, which a guard against a check's ``os._exit`` does not replace.
 A signal that was ignored when the process started (``nohup``; SIGINT of a background job) stays ignored.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import posix
 import signal
 import sys
 import threading
@@ -112,14 +114,17 @@ def ending_on_signals(signals=ENDING_SIGNALS):
             first.append((signum, time.monotonic()))
             _swallowed["signal"] = signum
             threading.Thread(target=redeliver, args=(signum,), daemon=True, name="relucheck-interrupt").start()
+        elif time.monotonic() - first[0][1] > FORCE_AFTER:  # checked first: code that swallows every exception
+            # (a serial check's ``except BaseException`` in a loop) would otherwise keep the run alive for ever
+            what = ("during a clean-up" if ending else "and the interrupt is still being swallowed (by a check running "
+                    "in this process?)")
+            print(f"relucheck: {signal.Signals(signum).name} {FORCE_AFTER:g} s after the first {what}: ending now; "
+                  "the journal keeps every finished record (--resume)", file=sys.stderr, flush=True)
+            posix._exit(128 + first[0][0])
         if not ending and _deferred["depth"]:
             _deferred["pending"] = first[0][0]  # raised when the `deferred` block ends
         elif not ending:  # also a second signal, should the first exception have been swallowed (a __del__ …)
             raise Interrupted(first[0][0])
-        if time.monotonic() - first[0][1] > FORCE_AFTER:
-            print(f"relucheck: {signal.Signals(signum).name} again during a clean-up of over {FORCE_AFTER:g} s: "
-                  "ending now", file=sys.stderr, flush=True)
-            os._exit(128 + first[0][0])
         # else: the run is already ending; the clean-up finishes
 
     def unraisable(info):

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from relucheck.numerics.errors import RelucheckInputError
 
+from .exit_guard import ProcessExitRefused, exit_refused
 from .registry import all_checks
 
 ENTRY_POINT_GROUP = "relucheck.checks"
@@ -158,7 +159,7 @@ def _load_one(what: str, loader) -> frozenset[str]:
     _builtin_checks()
     before = set(all_checks())
     try:
-        with _stdout_to_stderr():
+        with _stdout_to_stderr(), exit_refused():
             loader()
     except KeyboardInterrupt:
         raise
@@ -166,8 +167,9 @@ def _load_one(what: str, loader) -> frozenset[str]:
         raise RelucheckInputError(f"{what}: {exc.args[0] if exc.args else exc}") from exc
     except SyntaxError as exc:
         raise RelucheckInputError(f"{what}: syntax error at line {exc.lineno}: {exc.msg}") from exc
-    except SystemExit as exc:  # a plugin may not end relucheck, least of all with a silent exit 0
-        raise RelucheckInputError(f"{what}: called sys.exit({exc.code!r}) while loading; a checks file may only "
+    except (SystemExit, ProcessExitRefused) as exc:  # a plugin may not end relucheck, least of all with a silent exit 0
+        call = "sys.exit" if isinstance(exc, SystemExit) else "os._exit"
+        raise RelucheckInputError(f"{what}: called {call}({exc.code!r}) while loading; a checks file may only "
                                   "register papers, statements and checks") from None
     except BaseException as exc:  # noqa: BLE001 - a user's code: any failure is reported as bad input, with its type
         raise RelucheckInputError(f"{what}: {type(exc).__name__}: {exc}") from exc

@@ -3,10 +3,11 @@
 Each check runs isolated from the run (issue 20):
 
 * **It cannot end the process.** Any exception, `SystemExit` (``sys.exit`` in a check) included, becomes that
-  check's ERROR record; only KeyboardInterrupt (Ctrl-C, and SIGTERM/SIGHUP through `numerics.interrupts`)
-  passes, to end the run. On the process pool, a check that ends its worker (``os._exit``, a crash) becomes an
-  ERROR record too, and the run goes on (`numerics.process_pool`). Serially, a check runs in this process, which
-  ``os._exit`` or a crash ends: the process pool (the command line's default) is the isolated way.
+  check's ERROR record, and so does ``os._exit`` (refused while a check runs: `exit_guard`); only KeyboardInterrupt
+  (Ctrl-C, and SIGTERM/SIGHUP through `numerics.interrupts`) passes, to end the run. On the process pool, a check
+  that ends its worker anyway (a crash, ``posix._exit``) becomes an ERROR record too, and the run goes on
+  (`numerics.process_pool`). Serially, a check runs in this process, which a crash ends: the process pool (the
+  command line's default) is the isolated way.
 * **It runs under a time limit** (`time_limit_of`, ``--check-timeout``): past it, the check's record is an ERROR,
   "exceeded the time limit of N s". The limit is an alarm in the thread that runs the check
   (`numerics.time_limit`), serially and in pool and Dask workers alike; it interrupts Python code only. A check
@@ -42,6 +43,7 @@ from relucheck.numerics.interrupts import raise_if_swallowed
 from relucheck.numerics.jsonable import to_jsonable
 from relucheck.numerics.time_limit import TimeLimitExceeded, time_limit
 
+from .exit_guard import ProcessExitRefused, exit_refused
 from .registry import Check, Context
 from .result import CheckResult, Outcome, Status, versions
 
@@ -130,7 +132,7 @@ def run_check(chk: Check, seed: int = 0, *, mutate: bool = False, context: Conte
     raise_if_swallowed()
     start = time.perf_counter()
     try:
-        with _one_blas_thread(), time_limit(limit):
+        with _one_blas_thread(), exit_refused(), time_limit(limit):
             out = chk.fn(ctx)
         if time.perf_counter() - start > limit:
             raise _SwallowedTimeLimit()
@@ -148,8 +150,10 @@ def run_check(chk: Check, seed: int = 0, *, mutate: bool = False, context: Conte
         elif isinstance(exc, _SwallowedTimeLimit):
             message = (f"exceeded the time limit of {limit:g} s (--check-timeout) and swallowed the stop (caught "
                        "the exception or switched the alarm off); its result is not used")
-        elif isinstance(exc, SystemExit):
-            message = f"SystemExit: the check called sys.exit({exc.code!r}); a check returns an Outcome and never ends the run"
+        elif isinstance(exc, (SystemExit, ProcessExitRefused)):
+            call = "sys.exit" if isinstance(exc, SystemExit) else "os._exit"
+            message = (f"{type(exc).__name__}: the check called {call}({exc.code!r}); a check returns an Outcome and "
+                       "never ends the run")
         else:
             message = f"{type(exc).__name__}: {exc}"
         out = _error(message, {"traceback": traceback.format_exc(limit=6)})

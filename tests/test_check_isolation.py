@@ -79,9 +79,15 @@ PLUGIN = textwrap.dedent('''
         raise KeyboardInterrupt
 
 
-    @check("Iso.s.crash_os_exit", statement="Iso.s", mutant="none")
-    def crash_os_exit(ctx):
+    @check("Iso.s.safe_os_exit", statement="Iso.s", mutant="none")
+    def safe_os_exit(ctx):  # refused while a check runs (exit_guard): serially it ended the run with exit 0
         os._exit(0)
+
+
+    @check("Iso.s.crash_posix_exit", statement="Iso.s", mutant="none")
+    def crash_posix_exit(ctx):  # not refused: it ends the process that runs it
+        import posix
+        posix._exit(0)
 
 
     @check("Iso.s.crash_segfault", statement="Iso.s", mutant="none")
@@ -104,7 +110,9 @@ EXPECTED = {  # record id → (status, start of its message)
                                                   "swallowed the stop"),
     "Iso.s.safe_self_referential_value": ("error", "RecursionError"),
     "Iso.s.crash_keyboard_interrupt": ("error", "KeyboardInterrupt: the check raised it in its worker process"),
-    "Iso.s.crash_os_exit": ("error", "the check ended the process that ran it: its worker process died (exit status 0)"),
+    "Iso.s.safe_os_exit": ("error", "ProcessExitRefused: the check called os._exit(0); a check returns an Outcome"),
+    "Iso.s.crash_posix_exit": ("error", "the check ended the process that ran it: its worker process died (exit "
+                                        "status 0)"),
     "Iso.s.crash_segfault": ("error", "the check ended the process that ran it: its worker process died (killed by "
                                       "signal SIGSEGV)"),
     "Iso.s.crash_stuck_outside_python": ("error", f"exceeded the time limit of {TIMEOUT} s (--check-timeout): its "
@@ -328,3 +336,45 @@ def test_a_plugin_that_changes_a_built_in_check_is_refused(tmp_path):
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert f"--checks {plugin}: changed the built-in check C.thm3.min_norm_formula" in proc.stderr, proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_os_exit_is_refused_in_the_checks_process_only():
+    import os
+
+    from relucheck.proofs_checks.exit_guard import ProcessExitRefused, exit_refused
+
+    real = os._exit
+    with exit_refused(), pytest.raises(ProcessExitRefused):
+        os._exit(3)
+    assert os._exit is real
+    with exit_refused():  # a child forked inside the block still ends with os._exit
+        pid = os.fork()
+        if pid == 0:
+            os._exit(7)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 7
+
+
+SWALLOWING_FOR_EVER = textwrap.dedent('''
+    import os, signal, sys, time
+    from relucheck.numerics import interrupts
+    interrupts.FORCE_AFTER = 2.0  # 30 s in relucheck
+    with interrupts.ending_on_signals():
+        open(sys.argv[1], "w").close()
+        while True:  # a serial check that swallows every exception, the redelivered signal included
+            try:
+                time.sleep(0.05)
+            except BaseException:
+                pass
+''')
+
+
+def test_an_interrupt_swallowed_for_ever_still_ends_the_process(tmp_path):
+    mark = tmp_path / "started"
+    proc = subprocess.Popen([sys.executable, "-c", SWALLOWING_FOR_EVER, str(mark)], stderr=subprocess.PIPE, text=True)
+    while not mark.exists() and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)  # hang guard; it ends FORCE_AFTER s after the signal
+    assert proc.returncode == 143, err
+    assert "still being swallowed" in err and "--resume" in err, err

@@ -475,6 +475,7 @@ def test_list_json_stays_json_when_a_plugin_prints(tmp_path):
 
 @pytest.mark.parametrize("body, message", [
     ("import sys\nsys.exit(0)\n", "called sys.exit(0) while loading"),
+    ("import os\nos._exit(0)\n", "called os._exit(0) while loading"),
     ("raise SystemExit('bye')\n", "called sys.exit('bye') while loading"),
     ("class Stop(BaseException):\n    pass\nraise Stop('custom')\n", "Stop: custom"),
     ("raise ValueError('bad value')\n", "ValueError: bad value"),
