@@ -56,7 +56,13 @@ def _max_abs(arr: np.ndarray) -> float:
 
 def agree(prediction, measurement, tolerance: float, reason: str, *, relative: bool = False,
           message: str = "", **details) -> Outcome:
-    """Verified when max |prediction − measurement| ≤ tolerance (× max |prediction| if ``relative``)."""
+    """Verified when max |prediction − measurement| ≤ tolerance (× max |prediction| if ``relative``).
+
+    The tolerance is a finite number ≥ 0: an infinite one would verify anything and a negative or NaN one refute
+    everything, so either is a ValueError (the check's error record), never a verdict."""
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.integer, np.floating)) \
+            or not (0 <= tolerance < math.inf):
+        raise ValueError(f"agree: the tolerance must be a finite number ≥ 0, got {tolerance!r}")
     p = np.asarray(prediction, dtype=float)
     q = np.asarray(measurement, dtype=float)
     if p.shape != q.shape:

@@ -1,12 +1,13 @@
 """The check framework: every default check has its pinned status (tests/expected_statuses.json) and its mutant
 is refuted; findings are counted apart from verified checks; bounds show their margin; registry integrity."""
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from relucheck.proofs_checks.registry import all_checks, get_check, select
-from relucheck.proofs_checks.result import Status
+from relucheck.proofs_checks.result import Status, agree
 from relucheck.proofs_checks.runner import exit_code, run_check, run_checks
 from relucheck.theory.statements import all_statements
 
@@ -168,3 +169,10 @@ def test_bounds_show_the_comparison_and_the_signed_margin(measured, bound, side,
     out = within_bound(measured, bound, "reason", side=side, slack=slack)
     assert out.status is status and out.message.startswith(text), out.message
     assert "excess" not in out.message
+
+
+@pytest.mark.parametrize("tolerance", [math.inf, -1e-9, math.nan, "0.1", None, True])
+def test_agree_refuses_a_tolerance_that_is_no_promise(tolerance):
+    # inf verified 1 against 1e300; a negative tolerance refuted everything (found by the red team)
+    with pytest.raises(ValueError, match="finite number ≥ 0"):
+        agree(1.0, 1e300, tolerance, "reason")
