@@ -379,10 +379,19 @@ def _end_on_termination_signals() -> dict:
             if signal.getsignal(sig) is signal.SIG_DFL}
 
 
+def _printable_on_any_terminal() -> None:
+    """Output that the terminal's encoding cannot hold (λ, τ, ≤ under LC_ALL=C with PYTHONUTF8=0, or
+    PYTHONIOENCODING=ascii) is written with backslash escapes instead of ending the command in a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and (stream.encoding or "").lower().replace("-", "") != "utf8":
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv=None) -> int:
     """Run one command; the error boundary of every command (module docstring)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
+    _printable_on_any_terminal()
     replaced = _end_on_termination_signals()
     try:
         return _main(argv, debug)

@@ -150,3 +150,16 @@ def test_engines_lists_each_engine_with_precision_domain_and_options(capsys):
     assert main(["engines"]) == 0
     text = capsys.readouterr().out
     assert "float64" in text and "domain:" in text and "options:" in text and "auto" in text
+
+
+@pytest.mark.parametrize("env", [{"PYTHONIOENCODING": "ascii"}, {"LC_ALL": "C", "PYTHONUTF8": "0"}])
+def test_output_on_a_terminal_without_utf8_is_escaped_not_an_error(env):
+    # "internal error: UnicodeEncodeError" after 18 lines of `list --paper C` (found by the red team)
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "relucheck", "list", "--paper", "B"], capture_output=True,
+                          env={**os.environ, **env}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert b"B.thm1" in proc.stdout and b"internal error" not in proc.stderr
