@@ -27,6 +27,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -69,6 +70,9 @@ _CHECKS: dict[str, Check] = {}
 _loaded = False
 
 
+_CHECK_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,199}\Z")
+
+
 def check(check_id: str, *, statement: str, mutant: str, suites=SUITES, precision: str = "float64",
           finding: str = ""):
     """Register the decorated function as a check (see the module docstring).
@@ -76,6 +80,9 @@ def check(check_id: str, *, statement: str, mutant: str, suites=SUITES, precisio
     ``finding``: for a check whose prediction is a refutation of the paper (its mutant being the paper's
     claim), the finding in one sentence.
     """
+    if not isinstance(check_id, str) or not _CHECK_ID.match(check_id):
+        raise ValueError(f"check id must be a letter followed by ASCII letters, digits, '.', '_' or '-' (at most 200 "
+                         f"characters: it names files, table rows and terminal lines), got {check_id!r}")
     suites = tuple(suites)
     unknown = set(suites) - set(SUITES)
     if unknown:

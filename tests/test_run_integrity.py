@@ -662,3 +662,20 @@ def test_symlinked_reports_are_replaced_never_written_through(complete_run, tmp_
     (complete_run / "results.json").symlink_to(victim)
     assert main(_run_args(complete_run)) == 0
     assert victim.read_text() == "DATA\n" and not (complete_run / "results.json").is_symlink()
+
+
+@pytest.mark.parametrize("k, check_id", list(enumerate(["Q.one.a\nb", "Q.one.\x1b[31mred", "Q.one/../x", "Q.one." + "x" * 200,
+                                                       "Q.one.λ"])))
+def test_a_check_id_that_would_break_a_file_a_table_or_a_terminal_is_refused(tmp_path, monkeypatch, capsys, k,
+                                                                             check_id):
+    monkeypatch.chdir(tmp_path)
+    paper = f"WeirdIds{k}"  # one paper per case: registrations stay in this process
+    (tmp_path / "weird.py").write_text(
+        "from relucheck import Statement, agree, check, register_paper, register_statements\n"
+        f"register_paper({paper!r}, 'weird ids')\n"
+        f"register_statements(Statement(id='{paper}.one', paper={paper!r}, number='1', title='w', conclusion='1 = 1'))\n"
+        f"@check({check_id!r}, statement='{paper}.one', mutant='m')\n"
+        "def h(ctx):\n    return agree(1.0, 1.0, 0.0, 'exact')\n")
+    assert main(["list", "--checks", "weird.py"]) == 2
+    err = capsys.readouterr().err
+    assert "--checks weird.py: ValueError: check id must be" in err and err.count("\n") == 1

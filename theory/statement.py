@@ -43,6 +43,7 @@ BUILTIN_PAPERS = {
 }
 PAPERS: dict[str, str] = dict(BUILTIN_PAPERS)  # id → title; users add theirs with `register_paper`
 _PAPER_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+_STATEMENT_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,199}\Z")
 
 # The LaTeX packages that `conclusion_tex`, `hypotheses_tex` and `title_tex` need (the preamble line of a paper
 # that inputs relucheck's statements: \usepackage{amsmath,amssymb}).
@@ -186,6 +187,9 @@ class Statement:
         if self.paper not in PAPERS:
             raise ValueError(f"statement {self.id}: unknown paper {self.paper!r}; papers are {sorted(PAPERS)} "
                              "(register yours with relucheck.register_paper)")
+        if not isinstance(self.id, str) or not _STATEMENT_ID.match(self.id):
+            raise ValueError(f"statement id must be ASCII letters, digits, '.', '_' or '-' (at most 200 characters), "
+                             f"got {self.id!r}")
         if not self.id.startswith(self.paper + "."):
             raise ValueError(f"statement id {self.id!r} must start with its paper, '{self.paper}.'")
         if self.confidence not in CONFIDENCE_TAGS:
