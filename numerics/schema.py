@@ -270,6 +270,18 @@ def _float(text: str) -> float:
     return value
 
 
+MAX_INTEGER_DIGITS = 400  # every integer float64 can hold has at most 309 digits
+
+
+def _int(text: str) -> int:
+    """An integer literal of the JSON text; one longer than any float64 refused by its length (Python's own limit,
+    4300 digits, ended in a message about sys.set_int_max_str_digits)."""
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise _Refused(f"the integer {text[:12]}… has {digits} digits; numbers must fit float64 (at most 309 digits)")
+    return int(text)
+
+
 def read_json_file(path, what: str = "instance"):
     """Parse a JSON file; anything that is not a readable regular JSON file is an error naming it and its role."""
     label = f"{what} file {path}"
@@ -292,7 +304,8 @@ def read_json_file(path, what: str = "instance"):
     except OSError as exc:
         raise RelucheckInputError(f"{label}: cannot be read ({exc.strerror or exc})") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_float, object_pairs_hook=_unique_keys)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_float, parse_int=_int,
+                          object_pairs_hook=_unique_keys)
     except _Refused as exc:
         raise RelucheckInputError(f"{label}: {exc}") from None
     except json.JSONDecodeError as exc:

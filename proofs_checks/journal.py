@@ -344,7 +344,8 @@ class Journal:
             what, hint = ", not a valid journal", ""
         else:
             p = contents.parameters
-            what = (f": an unfinished run, suite {p.get('suite')}, --only {p.get('only')}, seed {p.get('seed')}"
+            only = f", --only {p['only']}" if p.get("only") else ""
+            what = (f": an unfinished run, suite {p.get('suite')}{only}, seed {p.get('seed')}"
                     f"{', --mutate' if p.get('mutate') else ''}, {len(contents.records)} records")
             hint = "`relucheck run --resume` with that run's options continues it; "
         raise RelucheckInputError(f"{shown}: holds the journal of another run ({self.shown}{what}); {hint}to start a new "

@@ -131,3 +131,14 @@ def test_flow_names_the_instance_file_for_a_property_of_its_data(tmp_path, capsy
     assert main(["flow", str(path), "--lam", "1e-10"]) == 2
     err = capsys.readouterr().err
     assert err == f"relucheck: error: instance file {path}: input 1 is zero: a zero input is on every neuron's kink (drop it)\n"
+
+
+def test_an_integer_longer_than_any_float64_is_refused_by_its_length(tmp_path):
+    # Python's 4300-digit limit answered "use sys.set_int_max_str_digits() to increase the limit"
+    path = tmp_path / "big.json"
+    path.write_text('{"inputs": [[1' + "0" * 5000 + ']], "labels": [1]}')
+    with pytest.raises(RelucheckInputError, match=r"big.json: the integer 100000000000… has 5001 digits; numbers must "
+                                                  r"fit float64"):
+        read_json_file(path)
+    path.write_text('{"n": -' + "9" * 400 + "}")
+    assert read_json_file(path) == {"n": -int("9" * 400)}  # up to 400 digits: read, then the schema judges the value
