@@ -99,6 +99,14 @@ def _absolute_file_specs(specs) -> list[str]:
     return [os.path.abspath(s) if s.endswith(".py") or os.path.lexists(s) or "/" in s else s for s in specs or ()]
 
 
+def _what_ran(args) -> str:
+    """The checks of a run in words, for its reports' title: the suite, or the --checks files (and the suite)."""
+    files = ", ".join(os.path.basename(spec) for spec in args.checks or ())
+    if not files:
+        return f"suite {args.suite}"
+    return f"checks of {files}" + (f" and suite {args.suite}" if args.with_builtin else "")
+
+
 def _selected_checks(args) -> list:
     """The checks of ``--suite`` matching ``--only``; with ``--checks`` only theirs, unless ``--with-builtin``."""
     from .plugins import checks_of_specs
@@ -158,8 +166,7 @@ def _run_locked(args, checks, out) -> int:
         return 2
     saved = journal.records(ids)
     records = [saved[rid] for rid in ids if rid in saved]
-    paths = write_results(records, out, title=f"relucheck run (suite {args.suite}, seed {args.seed})",
-                          expected=len(ids))
+    paths = write_results(records, out, title=f"relucheck run ({_what_ran(args)}, seed {args.seed})", expected=len(ids))
     for rec in records:
         if rec.status.value != "verified" and not (rec.mutant and rec.caught):
             print(f"{rec.id}: {rec.status.value}: {rec.message}", file=sys.stderr)

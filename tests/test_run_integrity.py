@@ -679,3 +679,15 @@ def test_a_check_id_that_would_break_a_file_a_table_or_a_terminal_is_refused(tmp
     assert main(["list", "--checks", "weird.py"]) == 2
     err = capsys.readouterr().err
     assert "--checks weird.py: ValueError: check id must be" in err and err.count("\n") == 1
+
+
+def test_the_reports_of_a_checks_only_run_name_the_file_not_the_suite(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text(
+        "from relucheck import Statement, agree, check, register_paper, register_statements\n"
+        "register_paper('Mine', 'my note')\n"
+        "register_statements(Statement(id='Mine.one', paper='Mine', number='1', title='t', conclusion='1 = 1'))\n"
+        "@check('Mine.one.exact', statement='Mine.one', mutant='m')\n"
+        "def h(ctx):\n    return agree(1.0, 1.0, 0.0, 'exact')\n")
+    assert main(["run", "--checks", "mine.py", "--quiet", "--executor", "serial", "--out", "o"]) == 0
+    assert (tmp_path / "o" / "report.md").read_text().startswith("# relucheck run (checks of mine.py, seed 0)")
