@@ -34,4 +34,11 @@ def load_results(path, option: str = "--results") -> list[dict]:
                                   f"(or give {option} PATH)") from None
     except OSError:
         pass  # `load_json` names the file and why it cannot be read
-    return load_json(path, RESULTS_SCHEMA, f"{option}: results")[0]
+    records = load_json(path, RESULTS_SCHEMA, f"{option}: results")[0]
+    seen = set()
+    for k, rec in enumerate(records):
+        if rec["id"] in seen:  # two verdicts for one record: which one the reports would show is arbitrary
+            raise RelucheckInputError(f"{option}: results file {path}: record {k} repeats the id {rec['id']!r}; "
+                                      "each record id appears once in a results file")
+        seen.add(rec["id"])
+    return records

@@ -95,6 +95,7 @@ FILES = {
     "results_unknown_key.json": [_with(RECORD, bogus=1)],
     "results_bad_status.json": [_with(RECORD, status="great")],
     "results_no_status.json": [{k: v for k, v in RECORD.items() if k != "status"}],
+    "results_duplicate_id.json": [RECORD, _with(RECORD, status="refuted")],
 }
 
 
@@ -134,6 +135,7 @@ CASES = [
     ("show C.prop1 --results {f}/results_object.json", ["results file", "expected a list"]),
     ("show C.prop1 --results {f}/results_unknown_key.json", ["field '[0]'", "unknown field(s) ['bogus']"]),
     ("show C.prop1 --results {f}/results_bad_status.json", ["field '[0].status'", "must be one of"]),
+    ("report --appendix --results {f}/results_duplicate_id.json --out {f}/o", ["--results", "record 1 repeats the id"]),
     ("show C.prop1 --results {f}/results_no_status.json", ["field '[0].status' is missing"]),
     # limit-process: the instance schema
     ("limit-process {f}/missing.json", ["instance file", "missing.json: not found"]),
