@@ -161,7 +161,7 @@ CASES = [
     ("limit-process {f}/inst_not_unit.json", ["directions must be unit vectors", "row 0"]),
     ("limit-process {f}/inst_empty.json", ["field 'inputs'", "n = 0 is outside [1,"]),
     ("limit-process {f}/inst_meta_list.json", ["field 'meta'", "expected an object"]),
-    ("limit-process {f}/inst_long_int.json", ["inst_long_int.json", "not valid JSON", "digits"]),
+    ("limit-process {f}/inst_long_int.json", ["inst_long_int.json", "has 5000 digits; numbers must fit float64"]),
     ("limit-process", ["the following arguments are required: instance"]),
     # flow: generic input only (its engines are tested with them)
     ("flow {f}/missing.json --lam 1e-10", ["instance file", "not found"]),
