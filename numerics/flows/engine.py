@@ -9,10 +9,38 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import contextvars
+import time
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+
+_DEADLINE = contextvars.ContextVar("flow_deadline", default=None)  # a time.perf_counter() value, or None
+
+
+class BudgetSpent(Exception):
+    """Raised by `poll` once the run's deadline has passed; the loop ends the run with status BUDGET (issue 20,
+    bounded work: a long phase inside one step — locating an event among 10⁵ crossings, a Taylor step of order 2000 —
+    must end too, not only the loop between steps)."""
+
+
+@contextlib.contextmanager
+def deadline_of(deadline):
+    """`poll` inside this block raises `BudgetSpent` after ``deadline`` (None: never)."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def poll(where: str) -> None:
+    """Raise `BudgetSpent` (naming ``where``) if the deadline of the run in progress has passed."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.perf_counter() > deadline:
+        raise BudgetSpent(where)
 
 
 @dataclass(frozen=True)

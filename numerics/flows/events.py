@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .engine import poll
+
 
 class EventKind(str, enum.Enum):
     """What happened to component (i, j) at an event."""
@@ -116,14 +118,19 @@ def first_crossing(evaluator, watch: Watch, rows, t0, t1):
     many later crossings (the next steps meet them again), so only the earliest is located: bisection on [t0, t1]
     keeps the rows already past their floor at the upper end until one row is left (or the bracket is at
     rounding), then `bracketed_root` refines that row."""
+    rows = np.asarray(rows)
     sub = watch.subset(rows)
     values_at = evaluator(sub)
     live = np.arange(len(rows))
     lo, hi = t0, t1
     resolution = 8 * _unit_roundoff(t1)
     for _ in range(4 * 1100):
+        poll("locating an event")  # 10⁵ crossings in one step take seconds per bisection (issue 20, bounded work)
         if len(live) == 1 or not hi - lo > resolution * max(abs(hi), 1):
             break
+        if 4 * len(live) <= len(sub):  # evaluate only the rows still in the race: the work shrinks with them
+            rows, sub = rows[live], sub.subset(live)
+            values_at, live = evaluator(sub), np.arange(len(live))
         mid = lo + (hi - lo) / 2
         past = live[_below(values_at(mid)[live], sub.floors[live])]
         if past.size:

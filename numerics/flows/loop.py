@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from .engine import BudgetSpent, deadline_of
 from .events import Event, EventKind, Watch, first_crossing
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
 from .result import (ACTIVE_FRACTION, FlowResult, NormTrack, Status, Trajectory, jumps_of, plateau_losses,
@@ -236,7 +237,7 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
     started = time.perf_counter()
     stepper = engine.start(problem, **options)
     limits = (max_steps, max_events, deadline, progress)
-    with stepper.working_precision():
+    with stepper.working_precision(), deadline_of(deadline):  # `poll` inside a step ends the run too (BudgetSpent)
         return _integrate(engine, problem, stepper, started, limits, save_params, settle_rtol, options)
 
 
@@ -251,76 +252,79 @@ def _integrate(engine, problem, stepper, started, limits, save_params, settle_rt
     run.record_step()
     status, where = Status.SUCCESS, ""
     steps, zero_length, last_event_t = 0, 0, stepper.t  # times in the engine's arithmetic
-    while float(stepper.t) < end:
-        if steps >= max_steps:
-            status, where = Status.STEP_LIMIT, f"{max_steps} steps"
-            break
-        if deadline is not None or progress is not None:
-            now = time.perf_counter()
-            if deadline is not None and now > deadline:
-                status, where = Status.BUDGET, f"after {now - started:.3g} s of this run"
+    try:
+        while float(stepper.t) < end:
+            if steps >= max_steps:
+                status, where = Status.STEP_LIMIT, f"{max_steps} steps"
                 break
-            if progress is not None and now - reported >= PROGRESS_EVERY:
-                reported = now
-                progress(float(stepper.t), end, len(run.events), steps)
-        failure = stepper.advance(end)
-        steps += 1
-        if not failure and not math.isfinite(float(stepper.view().loss)):
-            failure = "the state is no longer finite (an unstable step)"
-        if failure:
-            status, where = Status.SOLVER_FAILED, failure
-            break
-        crossing = None
-        if stepper.detects_events and len(watch):
-            values = np.asarray(stepper.watched(watch, stepper.t), dtype=float)
-            crossed = watch.crossed(values)
-            if crossed.size:
-                t0, t1 = stepper.step_bounds()
-                crossing = first_crossing(stepper.evaluator, watch, crossed, t0, t1)
-                stepper.truncate(crossing[0])
+            if deadline is not None or progress is not None:
+                now = time.perf_counter()
+                if deadline is not None and now > deadline:
+                    status, where = Status.BUDGET, f"after {now - started:.3g} s of this run"
+                    break
+                if progress is not None and now - reported >= PROGRESS_EVERY:
+                    reported = now
+                    progress(float(stepper.t), end, len(run.events), steps)
+            failure = stepper.advance(end)
+            steps += 1
+            if not failure and not math.isfinite(float(stepper.view().loss)):
+                failure = "the state is no longer finite (an unstable step)"
+            if failure:
+                status, where = Status.SOLVER_FAILED, failure
+                break
+            crossing = None
+            if stepper.detects_events and len(watch):
                 values = np.asarray(stepper.watched(watch, stepper.t), dtype=float)
-            arrived = (before > watch.floors) & (values <= watch.floors)  # at the kink now, clearly away before
-            before = values
-        run.record_step()
-        if crossing is None and run.released:  # held components with a resolved push: decided again, here
+                crossed = watch.crossed(values)
+                if crossed.size:
+                    t0, t1 = stepper.step_bounds()
+                    crossing = first_crossing(stepper.evaluator, watch, crossed, t0, t1)
+                    stepper.truncate(crossing[0])
+                    values = np.asarray(stepper.watched(watch, stepper.t), dtype=float)
+                arrived = (before > watch.floors) & (values <= watch.floors)  # at the kink now, clearly away before
+                before = values
+            run.record_step()
+            if crossing is None and run.released:  # held components with a resolved push: decided again, here
+                extra = pattern.slide.copy()
+                for i, j in run.released:
+                    extra[i, j] = True
+                run.released = []
+                pattern, watch = run.decide(extra, pattern, {})
+                before = np.asarray(stepper.watched(watch, stepper.t), dtype=float) if len(watch) else np.zeros(0)
+                continue
+            if crossing is None:
+                if problem.horizon is None and _settled(run, float(last_event_t), settle_rtol):
+                    status = Status.SETTLED
+                    break
+                continue
+            t_ev, row = crossing
+            i, j = int(watch.data[row]), int(watch.neurons[row])
+            zero_length = zero_length + 1 if t_ev - last_event_t <= KINK_ULPS * stepper.eps * max(1.0, abs(float(t_ev))) else 0
+            last_event_t = t_ev
+            n_events = len(run.events)
+            view = stepper.view()
+            noise = watch.kind(row) in (EventKind.DEACTIVATE, EventKind.ACTIVATE) and run.check_crossing(view, pattern, i, j)
             extra = pattern.slide.copy()
-            for i, j in run.released:
-                extra[i, j] = True
-            run.released = []
-            pattern, watch = run.decide(extra, pattern, {})
+            sides = {}
+            for q in {row, *np.flatnonzero(arrived).tolist()}:  # the earliest crossing and those simultaneous with it
+                kind = watch.kind(q)
+                extra[watch.data[q], watch.neurons[q]] = True
+                sides[(int(watch.data[q]), int(watch.neurons[q]))] = ACTIVE if kind in (EventKind.ACTIVATE, EventKind.LEAVE_UP) \
+                    else INACTIVE
+            pattern, watch = run.decide(extra, pattern, sides)
+            if noise and run.hold_if_idle(stepper.view(), pattern, i, j):
+                watch = run.unwatched_held(watch)
             before = np.asarray(stepper.watched(watch, stepper.t), dtype=float) if len(watch) else np.zeros(0)
-            continue
-        if crossing is None:
-            if problem.horizon is None and _settled(run, float(last_event_t), settle_rtol):
-                status = Status.SETTLED
+            if len(run.events) == n_events:
+                zero_length += 1  # a crossing that changed nothing: numerical noise at the kink
+            if zero_length > 4 * (problem.n + problem.m) + 20:
+                status, where = Status.CHATTER, f"neuron {j}, datum {i}"
                 break
-            continue
-        t_ev, row = crossing
-        i, j = int(watch.data[row]), int(watch.neurons[row])
-        zero_length = zero_length + 1 if t_ev - last_event_t <= KINK_ULPS * stepper.eps * max(1.0, abs(float(t_ev))) else 0
-        last_event_t = t_ev
-        n_events = len(run.events)
-        view = stepper.view()
-        noise = watch.kind(row) in (EventKind.DEACTIVATE, EventKind.ACTIVATE) and run.check_crossing(view, pattern, i, j)
-        extra = pattern.slide.copy()
-        sides = {}
-        for q in {row, *np.flatnonzero(arrived).tolist()}:  # the earliest crossing and those simultaneous with it
-            kind = watch.kind(q)
-            extra[watch.data[q], watch.neurons[q]] = True
-            sides[(int(watch.data[q]), int(watch.neurons[q]))] = ACTIVE if kind in (EventKind.ACTIVATE, EventKind.LEAVE_UP) \
-                else INACTIVE
-        pattern, watch = run.decide(extra, pattern, sides)
-        if noise and run.hold_if_idle(stepper.view(), pattern, i, j):
-            watch = run.unwatched_held(watch)
-        before = np.asarray(stepper.watched(watch, stepper.t), dtype=float) if len(watch) else np.zeros(0)
-        if len(run.events) == n_events:
-            zero_length += 1  # a crossing that changed nothing: numerical noise at the kink
-        if zero_length > 4 * (problem.n + problem.m) + 20:
-            status, where = Status.CHATTER, f"neuron {j}, datum {i}"
-            break
-        if len(run.events) >= max_events:
-            status, where = Status.EVENT_LIMIT, f"{max_events} events"
-            break
+            if len(run.events) >= max_events:
+                status, where = Status.EVENT_LIMIT, f"{max_events} events"
+                break
+    except BudgetSpent as exc:  # polled inside a step (event location, a Taylor step's recurrences)
+        status, where = Status.BUDGET, f"after {time.perf_counter() - started:.3g} s of this run, {exc}"
     if status is Status.SUCCESS and problem.horizon is None:
         status = Status.UNSETTLED
     if status is Status.SUCCESS and run.ambiguous:
@@ -331,7 +335,8 @@ def _integrate(engine, problem, stepper, started, limits, save_params, settle_rt
                  f"{first['mattered_at']:.6g} "
                  f"the other side would have led elsewhere (push if active {first['push_then']:.3g}); "
                  f"{len(run.ambiguous)} such decision(s) — rerun with more digits (engine 'mpmath')")
-    return _result(engine, problem, run, status, where, steps, started, options)
+    with deadline_of(None):  # the result of a run the budget ended is still built
+        return _result(engine, problem, run, status, where, steps, started, options)
 
 
 def _settled(run: _Run, last_event_t: float, settle_rtol: float) -> bool:

@@ -22,13 +22,15 @@ also a run that had not settled by the maximal horizon when every requested time
 inconclusive (a precision, guard or tolerance status, a spent ``--budget``, or a run stopped early: event or step
 limit, chatter, integrator failure); 2 on bad input (an unknown engine or an option outside its domain included) and
 on requests refused before computing (`check_cost`: more memory than available; without ``--budget``, more than 10⁶
-estimated integrator steps). Long runs print a progress line on stderr every 5 s.
+estimated integrator steps, or a Taylor step of engine mpmath and its guard's estimated above 60 s). ``--budget``
+counts from the command's start and is polled inside steps too. Long runs print a progress line on stderr every 5 s.
 """
 from __future__ import annotations
 
 import json
 import math
 import sys
+import time
 
 from relucheck.numerics.errors import HypothesisViolation, RelucheckInputError
 
@@ -188,11 +190,49 @@ def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) 
             f"{MAX_STEPS_ESTIMATE:.0e} without --budget (a fitted datum's residual decays at a rate ∝ ln(1/λ) = "
             f"{log_inv:.3g} times the data's scale {cost.sigma:.3g}, so the steps per unit of τ grow with it); give a "
             f"larger λ, a shorter horizon, or --budget SECONDS to run until then and stop inconclusive")
+    _check_taylor(instance, args, free, memory_only)
     if not memory_only and cost.steps * n * m > LARGE_WORK:
         print(f"relucheck flow: a large request (about {cost.steps:.2g} steps of n·m = {n * m} products each); progress "
               f"every few seconds on stderr; --budget SECONDS bounds it", file=sys.stderr, flush=True)
 
 
+MAX_STEP_SECONDS = 60.0  # one Taylor step longer than this, without --budget, is refused: no progress line inside a step
+
+
+def _check_taylor(instance, args, free, memory_only) -> None:
+    """Engine mpmath (``--precision`` or ``--engine mpmath``): its step and its guard's rerun at twice the digits
+    (`numerics.flows.cost.taylor_cost`) — memory above the available refused; without ``--budget`` a step estimated
+    above MAX_STEP_SECONDS refused, with it a note on stderr (the budget is polled inside the step)."""
+    from relucheck.numerics.flows.cost import human_bytes, taylor_cost
+
+    name, options = engine_and_options(args)
+    if name != PRECISION_ENGINE:
+        return
+    n, m = instance.inputs.shape[0], instance.directions.shape[0]
+    digits = options.get("digits", 30)
+    runs = [digits, 2 * digits] if options.get("guard") else [digits]
+    costs = [taylor_cost(n, m, D, timed=not memory_only) for D in runs]
+    big = max(costs, key=lambda c: c.bytes)
+    if free is not None and big.bytes > free:
+        raise RelucheckInputError(f"--precision: {digits} digits on n = {n} data and m = {m} neurons need at least "
+                                  f"{human_bytes(big.bytes)} for one Taylor step (5 (K + 1) × n × m arb numbers, order "
+                                  f"K = 2·digits, the guard's rerun at twice the digits included), more than the "
+                                  f"{human_bytes(free)} available")
+    if memory_only:
+        return
+    seconds = sum(c.seconds for c in costs)
+    if getattr(args, "budget", None) is None and seconds > MAX_STEP_SECONDS:
+        raise RelucheckInputError(
+            f"--precision: one Taylor step at {digits} digits and its guard's rerun at {2 * digits} take about "
+            f"{seconds:.3g} s (≈ 1.5 K² n m arb products at order K = 2·digits, timed here), at most "
+            f"{MAX_STEP_SECONDS:g} s without --budget (no progress line can be printed inside a step); give fewer "
+            f"digits, or --budget SECONDS to run until then and stop inconclusive")
+    if seconds > PROGRESS_SECONDS:
+        print(f"relucheck flow: engine {PRECISION_ENGINE} at {digits} digits: one Taylor step (and its guard's rerun) "
+              f"takes about {seconds:.3g} s; --budget bounds the run", file=sys.stderr, flush=True)
+
+
+PROGRESS_SECONDS = 5.0  # the progress line's period (numerics.flows.loop.PROGRESS_EVERY)
 DEFAULT_MAX_HORIZON = 100.0  # FlowProblem's default maximal horizon
 LARGE_WORK = 1e10  # steps × n·m above this take minutes (≈ 1 ns a product, a dozen field evaluations a step): say so
 
@@ -202,7 +242,7 @@ def _progress(t, end, events, steps) -> None:
           flush=True)
 
 
-def solve_instance(instance, args, limit):
+def solve_instance(instance, args, limit, started=None):
     """The flow of the instance (module docstring): horizon from --horizon, else Algorithm 1's, else settling."""
     from relucheck.api import flow
 
@@ -217,8 +257,9 @@ def solve_instance(instance, args, limit):
             horizon = max(horizon, times[-1])
     if "step" in options:
         options["max_steps"] = gd_steps(args, horizon)
-    if getattr(args, "budget", None) is not None:
-        options["budget"] = args.budget
+    if getattr(args, "budget", None) is not None:  # the whole command's: reading and checking the file count too
+        spent = 0.0 if started is None else time.perf_counter() - started
+        options["budget"] = max(args.budget - spent, 1e-9)
     if getattr(args, "progress", True):
         options["progress"] = _progress
     try:
@@ -286,6 +327,7 @@ def _run(args) -> int:
     from relucheck.numerics.instances import load_instance
     from relucheck.numerics.jsonable import to_jsonable
 
+    started = time.perf_counter()
     if args.max_horizon is not None:
         args.max_horizon = max_horizon_value(args.max_horizon)
     instance = load_instance(args.instance)
@@ -293,7 +335,7 @@ def _run(args) -> int:
     check_cost(instance, args, times, memory_only=True)  # before anything of size n² is allocated
     limit, note = _limit_process(instance)
     check_cost(instance, args, times, limit)
-    result = solve_instance(instance, args, limit)
+    result = solve_instance(instance, args, limit, started)
     if args.json:
         out = result.to_json()
         if limit is not None:

@@ -34,7 +34,7 @@ import copy
 import numpy as np
 
 from ...network import neuron_rates, pattern_residuals
-from ..engine import Domain, Engine, Stepper, View
+from ..engine import Domain, Engine, Stepper, View, poll
 from ..registry import register
 from ..events import Watch
 from ..vouch import CHECK_FACTOR, review_by_rerun
@@ -47,6 +47,7 @@ RTOL, ATOL = 1e-10, 1e-12
 STIFF_NOISE = 1e3
 BALANCED_TOLERANCE = 1e-9  # |â_j| = ‖ŵ_j‖ to this (the instance format's unit-vector tolerance): balanced exactly
 JUMP_WINDOW = 8.0  # ln‖θ_j‖ within this of the largest: where the jump rule can place a jump (`norm_interpolant`)
+GATHER_LIMIT = 1 << 20  # numbers in a (rows, d) gather of the event evaluator (8 MiB); beyond it X Φᵀ (n × neurons)
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
 # rtol bounds (a tolerance is a promise, `numerics.flows.vouch`): every answer is checked by a rerun at rtol/R
 # (R = CHECK_FACTOR = 100), and DOP853 in float64 takes no rtol below 100 ε ≈ 2.2e-14 (scipy raises it to that), so
@@ -166,6 +167,7 @@ class LogScaleStepper(Stepper):
         return Z, r, V, g, ua, uw, (phi_a, phi_w)
 
     def _rhs(self, _t, y):
+        poll("a DOP853 step")  # one field evaluation is n·d·m products: 12 of them a step take seconds at n·m = 10⁶
         self.nfev += 1
         _, _, _, g, ua, uw, (phi_a, phi_w) = self._rates(y, self.pattern)
         out = np.empty_like(y)
@@ -283,17 +285,26 @@ class LogScaleStepper(Stepper):
             return values
         dense = self._dense()
         width, start = self._offset()
-        lo = self.m + watch.neurons * width + start  # start of φ_j,w (or ψ_j) in the state
-        idx = lo + watch.data if self.basis.identity else (lo[:, None] + np.arange(self.basis.dim)[None, :]).ravel()
-        part = copy.copy(dense)
-        part.F, part.y_old = dense.F[:, idx], dense.y_old[idx]
         sign = np.where(watch.codes == 0, 1.0, -1.0)  # DEACTIVATE watches z, ACTIVATE watches −z
         if self.balanced:
             sign = sign / np.sqrt(2.0)  # z = ⟨ψ_j, x_i⟩/√2 relative to ‖θ_j‖
+        part = copy.copy(dense)
         if self.basis.identity:
+            idx = self.m + watch.neurons * width + start + watch.data  # φ_j,w's coordinate on x_i
+            part.F, part.y_old = dense.F[:, idx], dense.y_old[idx]
             return lambda t: sign * part(t)
-        rows = self.basis.X[watch.data]
-        return lambda t: sign * (part(t).reshape(len(watch), -1) * rows).sum(1)
+        # each neuron's φ_j,w once (at most the state's size), then ⟨φ_j,w, x_i⟩ per row: row by row while k·d is
+        # small, else as X Φᵀ (n × neurons): a (k, d) gather per row (7 copies in the dense output) took 7.7 GB for
+        # 108 639 crossings at n = 2000, d = m = 800 (issue 20, bounded work)
+        neurons, col = np.unique(watch.neurons, return_inverse=True)
+        dim = self.basis.dim
+        idx = ((self.m + neurons * width + start)[:, None] + np.arange(dim)[None, :]).ravel()
+        part.F, part.y_old = dense.F[:, idx], dense.y_old[idx]
+        X, data = self.basis.X, watch.data
+        if len(watch) * dim <= GATHER_LIMIT:
+            rows = X[data]
+            return lambda t: sign * (part(t).reshape(len(neurons), dim)[col] * rows).sum(1)
+        return lambda t: sign * (X @ part(t).reshape(len(neurons), dim).T)[data, col]
 
     def truncate(self, t):
         self.y = self._dense()(t)  # the step's dense output stays valid up to t for sampling
