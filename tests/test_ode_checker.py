@@ -96,3 +96,12 @@ def test_cli_bad_file_is_exit_2(tmp_path, capsys):
     assert "solution.x" in capsys.readouterr().err
     (tmp_path / "nojson.json").write_text("{")
     assert main(["check-ode", str(tmp_path / "nojson.json")]) == 2
+
+
+def test_a_decision_that_takes_long_says_so_and_how_long_it_may_take(monkeypatch, capsys):
+    from relucheck.proofs_checks.commands import check_ode as command
+
+    monkeypatch.setattr(command, "NOTE_AFTER", 0.0)  # 10 s in relucheck: any decision is "long" here
+    example = sorted(EXAMPLES.glob("*.json"))[0]
+    assert main(["check-ode", str(example), "--budget", "50"]) in (0, 1, 3)
+    assert f"{example}: still deciding after 0 s; it ends within its budget of 50 s (--budget)" in capsys.readouterr().err

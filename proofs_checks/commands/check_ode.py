@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 
 from relucheck.numerics.schema import read_json_file
@@ -21,6 +22,7 @@ from ..arguments import memory_mib, seconds
 
 EXIT_CODES = {"verified": 0, "refuted": 1, "inconclusive": 3}
 DECISION_SECONDS = 120.0  # default time budget: the examples take 1–3 s, the simplification ≤ 20 s per expression
+NOTE_AFTER = 10.0  # s: a decision still running then says so, and how long it may take (issue 20: never a minute unsaid)
 DECISION_MEMORY_MIB = 1024  # default memory allowance beyond what the process holds when the decision starts
 
 
@@ -38,7 +40,15 @@ def _run(args) -> int:
               f"{args.budget:g} s (--budget)", file=sys.stderr)
         return EXIT_CODES["inconclusive"]
     left = max(args.budget - (time.monotonic() - start), 1.0)  # the parse's share of the budget is spent
-    result = check_ode_within_budget(problem, args.seed, seconds=left, memory_bytes=args.memory * 2**20)
+    note = threading.Timer(NOTE_AFTER, lambda: print(
+        f"relucheck: {args.file}: still deciding after {NOTE_AFTER:g} s; it ends within its budget of {args.budget:g} s "
+        "(--budget), inconclusive beyond it", file=sys.stderr, flush=True))
+    note.daemon = True
+    note.start()
+    try:
+        result = check_ode_within_budget(problem, args.seed, seconds=left, memory_bytes=args.memory * 2**20)
+    finally:
+        note.cancel()
     if args.json:
         print(json.dumps(result, indent=1))
     else:
