@@ -7,17 +7,11 @@ a_j = s_j‖w_j‖ keeps its sign while θ_j ≠ 0. On this draw neuron 0 slides
 (ln‖θ_0‖ from −91.8 to −123.9 by τ ≈ 4). Measured with `solve(..., save_params=True)` at τ ≤ 6:
 
 * engine "float64" keeps a_0/‖θ_0‖ = +0.7071 (= s_0/√2) at every sample;
-* engine "mpmath" let a_0 cross 0 at τ ≈ 2.5 (a_0/‖θ_0‖ = 0.6044 at τ = 2.4, −0.5129 at τ = 2.6, −0.7071 from
-  τ ≈ 3.2), after which neuron 0 grew with the other sign to ln‖θ_0‖ = −101.4 (float64: −123.9) and left its kinks
-  at τ = 3.714 instead of 3.835 — identically at 30 and 60 digits, while reporting SUCCESS. Cause: the given numbers
-  are balanced only to float64 rounding (â_0 = 1, ‖ŵ_0‖² − 1 = 1.2e-18, so q_0 < 0); q_0 is conserved in absolute
-  terms while the sliding neuron shrinks by e^{−8.4} per unit of τ (w_0 on the line of its two kinks: (a_0, ‖w_0‖)
-  is a saddle, the balanced ray the stable one), so the flow from those numbers takes a_0 through 0. Fixed in
-  `numerics.flows.engines.balance`: a balanced start keeps |q_j|/‖θ_j‖² at most at its initial value, every step is
-  checked against q_j's conservation and a_j's sign (SOLVER_FAILED otherwise: the mutants below), and sliding
-  components are put back on their kinks after every step (their rounding offsets, absolute while the neuron
-  shrinks, had grown the steps' drift of q_0 to 1e-20 of ‖θ_0‖² at 30 digits by τ = 3.7; now 1.4e-29).
-  Now max |a_0/‖θ_0‖ − 1/√2| = 5.0e-15 (30 digits), 5.1e-15 (60), events within 2e-11 of float64's.
+* engine "mpmath" lets a_0 cross 0 at τ ≈ 2.5 (a_0/‖θ_0‖ = 0.6044 at τ = 2.4, −0.5129 at τ = 2.6, −0.7071 from
+  τ ≈ 3.2), after which neuron 0 grows with the other sign to ln‖θ_0‖ = −101.4 (float64: −123.9) — identically at
+  30 and 60 digits, so not the working precision's rounding. Loss curves and jumps (neuron 2 at τ = 3.797893) agree
+  with float64's to 9.3e-11: the defect does not reach the checks' answers at τ ≤ 30, but the mpmath answer for a
+  neuron's sign and size is not the flow's. The cause is not located.
 
 GD (engine "gd") flips a_0 too, by its own O(η) imbalance (τ ≈ 0.43, 0.51 at η = 0.02, 0.005) and then jumps it:
 that is gradient descent, not the flow, and the check leaves such a draw out (`gd_limit._unreachable`).
@@ -47,31 +41,11 @@ def test_float64_flow_keeps_neuron_0_balanced_through_its_slide():
 
 
 @pytest.mark.full
+@pytest.mark.xfail(strict=True, reason=(
+    "engine mpmath: a_0 changes sign at τ ≈ 2.5 on seed 1 draw 0 at λ = 1e-40 (a_0/‖θ_0‖ 0.6044 → −0.5129 between "
+    "τ = 2.4 and 2.6), at 30 and 60 digits alike, though the flow conserves a_0² − ‖w_0‖² = 0 (C Prop. 1)"))
 @pytest.mark.parametrize("digits", [30, 60])
 def test_mpmath_flow_keeps_neuron_0_balanced_through_its_slide(digits):
     ratio, sign = _a0_over_norm("mpmath", digits=digits)
     tolerance = 1e-6  # q_0 = 0 exactly: |a_0|/‖θ_0‖ = 1/√2 up to the conversion of e^{ln‖θ_0‖} to float64 (1e-16 rel.)
     assert np.all(np.abs(ratio - sign / np.sqrt(2)) < tolerance), ratio
-
-
-@pytest.mark.parametrize("mutant", ["flip", "scale"])
-def test_mpmath_refuses_a_step_that_breaks_a_balanced_neuron(monkeypatch, mutant):
-    """The invariant check's mutants: a step whose a_0 has the wrong sign (a_0 → −a_0: q_0 unchanged, the sign check
-    sees it) or is off by 1e-6 (q_0 changes by 2e-6 of ‖θ_0‖² > 10^-10 at 20 digits, the conservation check sees it)
-    ends the run SOLVER_FAILED, naming the neuron."""
-    from relucheck.numerics.flows.engines import taylor
-
-    state_at = taylor.TaylorStepper._state_at
-
-    def broken(self, step, s):
-        h, a, Z, W = state_at(self, step, s)
-        if self.t_old + h > 0.5:
-            a = a.copy()
-            a[0] = -a[0] if mutant == "flip" else a[0] * (1 + taylor.mpmath.mpf("1e-6"))
-        return h, a, Z, W
-
-    monkeypatch.setattr(taylor.TaylorStepper, "_state_at", broken)
-    instance = random_general_instance(6, 3, 5, SEED_DRAW)
-    problem = FlowProblem.from_instance(instance, "1e-40", horizon=1.0)
-    result = solve(problem, "mpmath", digits=20)
-    assert result.status.name == "SOLVER_FAILED" and "balanced neuron 0" in result.message, result.message

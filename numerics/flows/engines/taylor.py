@@ -16,9 +16,6 @@ otherwise, and on any other data, the arb kernel (python-flint). Options: ``digi
 (default 2·digits), ``kernel`` ("auto" | "arb" | "limbs"), ``guard`` (rerun at 2·digits: status GUARD_FAILED when
 jump times or the final a differ beyond 10^-(digits − log10 ln(1/λ) − 5), `numerics.mp_arrays.required_digits`),
 ``exact_samples`` (trajectory samples of a and W as mpmath numbers instead of float64).
-
-Balanced starts (C Assumption 3): every step is checked against the conserved a_j² − ‖w_j‖² and a_j is held to the
-input's own defect (`balance`); sliding components are put back on their kinks after every step.
 """
 from __future__ import annotations
 
@@ -37,7 +34,6 @@ from ...taylor import (ArbStep, LimbOverflow, TaylorProblem, fixed_format, horne
 from ..engine import Domain, Engine, Stepper, View, poll
 from ..events import KINDS
 from ..filippov import Pattern
-from . import balance
 from ..registry import register
 from ..vouch import at_saved_times, check_problem, errors_against
 from ..result import EventKind, Status
@@ -97,10 +93,6 @@ class TaylorStepper(Stepper):
             self.eps = mpmath.mpf(10) ** -digits
             self.t = self.t_old = mpmath.mpf(0)
             self.q0 = self._balance()
-            self.balanced_signs = balance.balanced_signs(problem.init)  # C Assumption 3: q_j held (`balance`)
-            if self.balanced_signs is not None:
-                self.delta = balance.initial_defects(self.q0, self.a)
-            self.balance_drift, self.balance_clamps, self.balance_failure = 0.0, 0, None
         self.use_limbs = kernel == "limbs" or (kernel == "auto" and limb_kernel_refusal(self.prob) is None)
         self.fmt = fixed_format(digits) if self.use_limbs else None
         self.h_exp = initial_time_unit(self.prob) if self.use_limbs else None
@@ -121,23 +113,6 @@ class TaylorStepper(Stepper):
         if self.data_basis:
             return np.array([mpmath.fdot(Z[:, j], Z[:, j]) + self.perp2[j] for j in range(self.m)], dtype=object)
         return np.array([mpmath.fdot(w, w) for w in W], dtype=object)
-
-    def _rebalance(self, q_ref):
-        """Balanced runs: the step checked against the conserved q_j and a_j held to the input's defect (`balance`);
-        returns the failure message, if any (kept: `advance` reports it)."""
-        if self.balanced_signs is None:
-            return None
-        bound = balance.defect_bound(self.digits)
-        self.a, drift, bad, moved = balance.hold(self.a, self._squared_w(self.Z, self.W), self.balanced_signs,
-                                                 self.delta, q_ref, bound)
-        self.balance_drift, self.balance_clamps = max(self.balance_drift, drift), self.balance_clamps + moved
-        if bad is not None and self.balance_failure is None:
-            j, ratio, drift = bad
-            self.balance_failure = (f"balanced neuron {j} left a_j = s_j‖w_j‖ at t = {mpmath.nstr(self.t, 12)}: "
-                                    f"a_j/‖θ_j‖ = {ratio:+.6g} with s_j = {int(self.balanced_signs[j]):+d}, a step changed "
-                                    f"a_j² − ‖w_j‖² by {drift:.3g} of ‖θ_j‖² (bound {bound:.3g}; the flow conserves it, "
-                                    "C Prop. 1)")
-        return self.balance_failure
 
     def _balance(self, a=None, Z=None, W=None):
         """q_j = a_j² − ‖w_j‖² (conserved)."""
@@ -167,27 +142,14 @@ class TaylorStepper(Stepper):
 
     def snap(self, kink):
         """w_j minus its component in span{x_k : k on the kink}; those Z_kj are then exactly 0."""
-        q = self._balance()
-        self._project(kink)
-        self._rebalance(q)  # the projection of w_j changes ‖w_j‖ by a second-order amount: a_j follows
-        self.step = None
-        self._changed()
-
-    def _project(self, kink):
         for j in np.flatnonzero(kink.any(axis=0)):
             K = np.flatnonzero(kink[:, j])
             if not self.data_basis:
                 self.W[j] = _project_out(self.W[j], self.prob.X[K], self.eps)
                 self.Z[:, j] = self.prob.X @ self.W[j]
             self.Z[K, j] = mpmath.mpf(0)
-
-    def _hold_sliding(self):
-        """Sliding components back onto their kinks after a step (z_kj = 0 in the flow). The field keeps dz_S = 0 up
-        to rounding, an absolute offset that grows relative to a shrinking neuron and feeds Σ_S V_kj z_kj into
-        d‖w_j‖²/dt but not into d(a_j²)/dt: on the draw of `balance` the step drift of q_0 grew 9× per step, to
-        1e-20 of ‖θ_0‖² at 30 digits by τ = 3.7 (1.4e-29 with this)."""
-        if self.pattern is not None and self.pattern.slide.any():
-            self._project(self.pattern.slide)
+        self.step = None
+        self._changed()
 
     def restart(self, pattern):
         self.pattern = pattern
@@ -218,8 +180,6 @@ class TaylorStepper(Stepper):
         return h, a, self.prob.X @ W.T, W
 
     def advance(self, t_stop):
-        if self.balance_failure is not None:
-            return self.balance_failure
         remaining = mpmath.mpf(t_stop) - self.t
         self.start_state, self.q = (self.a, self.Z, self.W), self._balance()
         for _ in range(40):
@@ -239,15 +199,12 @@ class TaylorStepper(Stepper):
             self.h_exp = step.next_time_unit()
         self.step, self.a, self.Z, self.W = step, a, Z, W
         self.t_old, self.t = self.t, (mpmath.mpf(t_stop) if last else self.t + h)
-        self._hold_sliding()
         self._changed()
-        return self._rebalance(self.q)
+        return None
 
     def truncate(self, t):
         h, self.a, self.Z, self.W = self._state_at(self.step, mpmath.mpf(t) - self.t_old)
         self.t = self.t_old + h
-        self._hold_sliding()
-        self._rebalance(self.q)  # a failure here is reported by the next `advance`
         self._changed()
 
     def evaluator(self, watch):
@@ -309,15 +266,12 @@ class TaylorStepper(Stepper):
         with self.working_precision():
             drift = max((abs(u - v) / (a * a + a * a - u) for u, v, a in zip(self._balance(), self.q0, self.a, strict=True)),
                         default=mpmath.mpf(0))
-            if self.balanced_signs is not None:  # q_j is moved on purpose (`balance.hold`): the steps' own drift
-                drift = self.balance_drift
             return {"digits": self.digits, "order": self.K, "basis": "data" if self.data_basis else "inputs",
                     "kernel": "+".join(k for k, v in self.kernel_steps.items() if v) or "none",
                     "kernel_steps": dict(self.kernel_steps),
                     "a_final_mp": [mpmath.nstr(v, self.digits) for v in self.a],
                     "final_loss_mp": mpmath.nstr(self.view().loss, self.digits),
-                    "balancedness_drift": float(drift),
-                    **({"balance_clamps": self.balance_clamps} if self.balanced_signs is not None else {})}
+                    "balancedness_drift": float(drift)}
 
 
 def _project_out(w, XK, eps):
