@@ -171,7 +171,7 @@ CASES = [
     ("flow {f}/instance.json --lam 0", ["argument --lam", "decimal number in (0, 1)"]),
     ("flow {f}/instance.json --lam 1.5", ["argument --lam", "must be < 1"]),
     ("flow {f}/instance.json", ["the following arguments are required: --lam"]),
-    ("flow {f}/instance.json --lam 1e-10 --engine nope", ["unknown engine 'nope'", "available"]),
+    ("flow {f}/instance.json --lam 1e-10 --engine nope", ["--engine nope: unknown engine 'nope'", "available"]),
     ("flow {f}/instance.json --lam 1e-10 --precision 100000", ["argument --precision", "must be in [15, 1000]"]),
     ("flow {f}/instance.json --lam 1e-10 --horizon inf", ["argument --horizon", "finite"]),
     ("flow {f}/instance.json --lam 1e-10 --engine gd --step 0", ["argument --step", "in (0, 100]"]),

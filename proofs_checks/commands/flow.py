@@ -267,7 +267,9 @@ def solve_instance(instance, args, limit, started=None):
                     **options)
     except RelucheckInputError as exc:  # a property of the data (a zero input …) names the file; an option names itself
         message = str(exc.args[0]) if exc.args else type(exc).__name__
-        if not message.startswith(("--", "instance file")):
+        if message.startswith("unknown engine"):  # the option's value, not the data
+            exc.args = (f"--engine {args.engine}: {message}",)
+        elif not message.startswith(("--", "instance file")):
             exc.args = (f"instance file {args.instance}: {message}",)
         raise
 
