@@ -1,6 +1,6 @@
 """What every engine returns: a status with its message, events, jumps and plateaus, the trajectory, statistics.
 (`Event` and `EventKind` are defined in `numerics.flows.events`, with the root finder the jump rule uses; this
-module imports them, never the other way round.)
+module imports that root finder, never the other way round.)
 
 Modelled on scipy's `solve_ivp` (one result object, a status and a message) and diffrax's `RESULTS` (an enum
 whose members carry their message): numerical outcomes are values, not exceptions.
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .events import Event, EventKind, bracketed_root  # noqa: F401 - Event, EventKind: part of what a result holds
+from .events import bracketed_root
 
 ACTIVE_FRACTION = 1e-3
 HALF = 0.5 * math.log(2.0)  # ln‖θ‖ drops by ln(2)/2 when ‖θ‖² halves

@@ -32,11 +32,11 @@ from ...precision_guard import guarded
 from ...taylor import (ArbStep, LimbOverflow, TaylorProblem, fixed_format, horner, initial_time_unit, limb_kernel_refusal,
                        limb_step, neuron_sizes)
 from ..engine import Domain, Engine, Stepper, View, poll
-from ..events import KINDS
+from ..events import KINDS, EventKind
 from ..filippov import Pattern
 from ..registry import register
 from ..vouch import at_saved_times, check_problem, errors_against
-from ..result import EventKind, Status
+from ..result import Status
 
 DEFAULT_DIGITS = 30
 KERNELS = ("auto", "arb", "limbs")
