@@ -5,7 +5,7 @@ The public API (docs/api.md) is importable from here; each name is imported on f
 ``import relucheck`` stays cheap (SymPy loads only with a name that needs it)::
 
     from relucheck import (register_paper, register_statements, Statement, check, Context, Outcome, Status,
-                           agree, within_bound, Instance, load_instance, flow, limit_process)
+                           agree, within_bound, Instance, load_instance, flow, limit_process, limit)
 
 The repository keeps `theory/`, `numerics/` and `proofs_checks/` at its root; installed, they are the
 subpackages `relucheck.theory`, `relucheck.numerics` and `relucheck.proofs_checks` (pyproject's
@@ -38,6 +38,7 @@ _PUBLIC = {  # name → module that defines it
     "load_instance": "relucheck.numerics.instances",
     "flow": "relucheck.api",
     "limit_process": "relucheck.api",
+    "limit": "relucheck.api",
     "FlowStatus": ("relucheck.numerics.flows.result", "Status"),
     "RelucheckInputError": "relucheck.numerics.errors",
 }

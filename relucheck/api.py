@@ -102,3 +102,30 @@ def limit_process(instance, *, tie_rtol: float = 1e-12):
     from relucheck.theory.limit_process import limit_process_of
 
     return limit_process_of(_instance(instance), tie_rtol=tie_rtol)
+
+
+def limit(instance, *, ladder=None, engine: str = "float64", max_horizon: float | None = None,
+          budget: float | None = None, progress=None, **options):
+    """The λ → 0 limit of the flow's jump times and plateau losses on any data, each with an error bar or
+    "inconclusive" (issue 24, docs/limit.md): flows from C Assumption 3's balanced start at λ = e^{−L} for each
+    L = ln(1/λ) of ``ladder`` (default 100, 300, 1000, 3000), jumps matched across it, extrapolated in 1/ln(1/λ)
+    under the law τ_k(λ) = τ_k* + C_k/ln(1/λ) + D_k/ln(1/λ)² + … (C's first-order correction, spec C §2.6).
+
+    ``engine`` and ``options`` (e.g. ``rtol``) go to `numerics.flows.solve`; ``budget`` seconds bound the whole
+    ladder; ``progress(L, seconds, flow_result)`` is called after each flow. Returns a
+    `numerics.lambda_limit.LimitResult`: ``status`` (``success`` when every quantity has an error bar), ``message``,
+    ``jumps`` and ``plateaus`` (each with ``value``, ``error``, ``status``, ``reason``, ``coefficients`` [τ*, C, D],
+    ``predict(ln(1/λ))``), ``ladder``, ``to_json()``.
+    """
+    from relucheck.numerics.flows import FlowProblem
+    from relucheck.numerics.lambda_limit import DEFAULT_LADDER, limit_of
+
+    inst = _instance(instance)
+    if max_horizon is None:
+        max_horizon = FlowProblem.max_horizon
+
+    def problem_of(lam):
+        return FlowProblem.from_instance(inst, lam, max_horizon=max_horizon)
+
+    return limit_of(problem_of, DEFAULT_LADDER if ladder is None else ladder, engine=engine, budget=budget,
+                    progress=progress, **options)

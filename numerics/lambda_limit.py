@@ -1,0 +1,289 @@
+"""The λ → 0 limit of a flow's jump times and plateau losses on any data, with error bars (issue 24).
+
+Paper C (Theorem 2) states its results in the limit of vanishing initialization: in accelerated time
+τ = t / ln(1/λ) the flow from C Assumption 3's balanced start converges to a saddle-to-saddle process whose jump
+times τ_k* and plateau losses are, on orthonormal data, those of Algorithm 1. On other data nothing computes the
+limit; this module estimates it from flows at finite λ.
+
+Method (docs/limit.md):
+
+1. *Ladder.* The flow (`numerics.flows.solve`) runs at λ = e^{−L} for each L = ln(1/λ) of the ladder (default
+   `DEFAULT_LADDER` = 10², 3·10², 10³, 3·10³); λ is passed as a decimal string (`lam_of`), so L ≫ 709 is fine.
+2. *Matching.* Jumps are matched across the ladder by position: jump k must be the same neuron with the same fitted
+   data at every L. From the first position where they differ (the order or the set of events changes with λ) the
+   jumps, and the plateaus after them, are inconclusive.
+3. *Error law.* In x = 1/L, τ_k(λ) = τ_k* + C_k x + D_k x² + O(x³) (C's first-order correction: spec C §2.6,
+   `theory.first_jump` for C_1, measured C_k/ln(1/λ) on orthonormal data in docs/paper_c_flow.md); plateau losses
+   likewise (on orthonormal data they differ from the limit by powers λ^c, exponentially small in L).
+4. *Extrapolants.* Richardson of order 1 (a line through two adjacent rungs) and order 2 (a parabola through
+   three), on the finest sub-ladder and the next coarser one, and least-squares fits of degrees 1 and 2 on all
+   rungs (`numpy.polynomial.polynomial.polyfit`). The estimate is order 2 on the finest three rungs or on the
+   next coarser three, whichever has the smaller error bar.
+5. *Error bar.* The largest distance of the extrapolants from the estimate, plus the engines' own error
+   bounds (``FlowResult.errors``, `numerics.flows.vouch`) carried through the estimate's linear weights
+   (Σ_i |w_i| e_i). Under the cubic model the order-1 extrapolants' distance is D·x_a·x_b, which bounds the
+   estimate's own error E·x_a·x_b·x_c by a wide margin when x ≤ 1/100; a sample wrong by δ on a rung the estimate
+   leaves out moves the extrapolants that use it by ≥ δ, so the spread carries it.
+6. *Settling.* If the law holds, the order-1/order-2 disagreement shrinks from the coarser sub-ladder to the finest
+   by about x_finest/x_third ≈ 1/10; it must shrink at least by `SETTLE_FACTOR`, or be within the engines' error,
+   else the quantity is inconclusive (the extrapolation has not settled: terms such as λ^c with a small c, or
+   a change of events, are not yet negligible on the ladder).
+
+`limit_of(problem_of, ladder, ...)` runs the ladder; `extrapolate(L, values, errors)` is step 4–6 on one quantity.
+A quantity's ``value`` and ``error`` are None when it is inconclusive (never a bare number).
+"""
+from __future__ import annotations
+
+import enum
+import math
+import time
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+from numpy.polynomial import polynomial as P
+
+from .errors import RelucheckInputError
+
+DEFAULT_LADDER = (100.0, 300.0, 1000.0, 3000.0)  # ln(1/λ); ratio ≈ 3 between rungs
+MIN_RUNGS = 4  # order 2 on the finest three and on the next coarser three: the settling test needs both
+SETTLE_FACTOR = 2.0  # the law predicts a shrink ≈ x_finest/x_third (1/9 to 1/11 on the default ladder): ask for 2
+ENGINE_NOISE = 4.0  # disagreements within 4× the propagated engine error are engine noise, not a failure to settle
+
+
+class LimitStatus(enum.Enum):
+    """How an extrapolation ended; the value is the message (diffrax-style `RESULTS`)."""
+
+    SUCCESS = "every jump time and plateau loss extrapolated, each with an error bar"
+    PARTIAL = "some jump times or plateau losses are inconclusive (see each one's reason)"
+    INCONCLUSIVE = "no jump time could be extrapolated"
+    FLOW_FAILED = "a flow of the ladder did not succeed"
+    BUDGET = "stopped: the time budget was spent before the ladder's last flow"
+
+    @property
+    def success(self) -> bool:
+        return self is LimitStatus.SUCCESS
+
+
+def lam_of(log_inv: float) -> str:
+    """λ = e^{−L} as a decimal string with 20 significant digits (below float64's range for L > 745)."""
+    with mpmath.workdps(30):
+        return mpmath.nstr(mpmath.exp(-mpmath.mpf(log_inv)), 20, min_fixed=1, max_fixed=0)
+
+
+def check_ladder(ladder) -> tuple:
+    """At least MIN_RUNGS finite, distinct values L = ln(1/λ) ≥ 10 (below, x = 1/L is not small), sorted."""
+    try:
+        values = sorted(float(v) for v in ladder)
+    except (TypeError, ValueError) as exc:
+        raise RelucheckInputError(f"ladder must be numbers ln(1/λ), e.g. 100,300,1000,3000: {exc}") from None
+    if len(values) < MIN_RUNGS:
+        raise RelucheckInputError(f"ladder: {len(values)} values of ln(1/λ), at least {MIN_RUNGS} (order-2 "
+                                  "extrapolation on the finest three rungs and on the next coarser three)")
+    if not all(math.isfinite(v) and v >= 10 for v in values) or len(set(values)) < len(values):
+        raise RelucheckInputError(f"ladder: values of ln(1/λ) must be finite, distinct and ≥ 10, got {values}")
+    return tuple(values)
+
+
+def _weights(x: np.ndarray, degree: int) -> np.ndarray:
+    """Linear weights w with (fitted value at x = 0) = Σ w_i q_i: row 0 of the pseudo-inverse of the Vandermonde
+    matrix (exact interpolation when len(x) = degree + 1, least squares otherwise)."""
+    return np.linalg.pinv(P.polyvander(x, degree))[0]
+
+
+@dataclass
+class Estimate:
+    """One quantity's limit: ``value`` ± ``error`` when ``status`` is "ok"; None and a ``reason`` otherwise."""
+
+    status: str  # "ok" or "inconclusive"
+    reason: str
+    value: float | None = None
+    error: float | None = None
+    coefficients: list | None = None  # the estimate's order-2 fit: [τ*, C, D] in x = 1/ln(1/λ)
+    samples: list = field(default_factory=list)  # the quantity at each rung (ladder order)
+    engine_errors: list = field(default_factory=list)
+    extrapolants: dict = field(default_factory=dict)
+    engine_part: float | None = None  # the engines' error carried through the estimate
+    neuron: int | None = None  # for a jump
+    fitted: tuple | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def predict(self, log_inv: float) -> tuple[float, float]:
+        """(value, error) of the fitted law at L = ln(1/λ) ≥ the ladder's finest: for 0 ≤ x ≤ x_finest each factor of
+        the interpolation error |(x − x_a)(x − x_b)(x − x_c)| is at most its value at x = 0, so the limit's error
+        bar bounds the prediction's too (plus the engines' error, already in it)."""
+        if not self.ok:
+            raise ValueError(f"no prediction from an inconclusive estimate: {self.reason}")
+        return float(P.polyval(1.0 / log_inv, self.coefficients)), float(self.error)
+
+    def to_json(self) -> dict:
+        out = {"status": self.status, "value": self.value, "error": self.error, "reason": self.reason,
+               "coefficients": self.coefficients, "samples": self.samples, "engine_errors": self.engine_errors,
+               "extrapolants": self.extrapolants, "engine_part": self.engine_part}
+        if self.neuron is not None:
+            out = {"neuron": self.neuron, "fitted": list(self.fitted or ()), **out}
+        return out
+
+
+def extrapolate(log_inv, values, errors) -> Estimate:
+    """Steps 4–6 of the module docstring on one quantity sampled at L = ``log_inv`` (ascending) with engine error
+    bounds ``errors`` (None for an unknown bound: the quantity is then inconclusive)."""
+    L = np.asarray(log_inv, dtype=float)
+    q = np.asarray(values, dtype=float)
+    samples, errs = q.tolist(), list(errors)
+    if len(L) < MIN_RUNGS:
+        return Estimate("inconclusive", f"{len(L)} rungs, at least {MIN_RUNGS} needed", samples=samples,
+                        engine_errors=errs)
+    if any(e is None or not math.isfinite(e) for e in errs) or not np.all(np.isfinite(q)):
+        return Estimate("inconclusive", "an engine gave no error bound (or a non-finite value) on some rung",
+                        samples=samples, engine_errors=errs)
+    e = np.asarray(errs, dtype=float)
+    x = 1.0 / L
+    N = len(x)
+
+    def richardson(last, order):  # on the rungs last−order … last
+        idx = np.arange(last - order, last + 1)
+        w = _weights(x[idx], order)
+        return float(w @ q[idx]), float(np.abs(w) @ e[idx])
+
+    (fine2, fine_engine), (coarse2, coarse_engine) = richardson(N - 1, 2), richardson(N - 2, 2)
+    ext = {"order2_finest": fine2, "order1_finest": richardson(N - 1, 1)[0],
+           "order2_coarser": coarse2, "order1_coarser": richardson(N - 2, 1)[0],
+           "lsq1_all": float(_weights(x, 1) @ q), "lsq2_all": float(_weights(x, 2) @ q)}
+    # the estimate: order 2 on the finest or on the coarser three rungs, whichever has the smaller bar (distance to
+    # every extrapolant + its engines' part). Each bar bounds its estimate: a wrong sample on a rung the estimate
+    # leaves out moves the extrapolants that use it (weight ≥ 1 on that rung) and so widens the spread.
+    bars = {last: (max(abs(v - est) for v in ext.values()) + eng, est, eng)
+            for last, (est, eng) in ((N - 1, (fine2, fine_engine)), (N - 2, (coarse2, coarse_engine)))}
+    last = min(bars, key=lambda k: bars[k][0])
+    bar, best, engine_part = bars[last]
+    coefficients = P.polyfit(x[last - 2:last + 1], q[last - 2:last + 1], 2).tolist()
+    fine = abs(ext["order1_finest"] - fine2)
+    coarse = abs(ext["order1_coarser"] - coarse2)
+    noise = ENGINE_NOISE * (fine_engine + coarse_engine)
+    common = dict(samples=samples, engine_errors=errs, extrapolants=ext, engine_part=engine_part,
+                  coefficients=coefficients)
+    if fine > noise and fine > coarse / SETTLE_FACTOR:
+        return Estimate("inconclusive", f"the extrapolation has not settled: orders 1 and 2 differ by {fine:.3g} on "
+                        f"the finest rungs against {coarse:.3g} on the coarser ones (the law C x + D x² predicts a "
+                        f"shrink by ≈ {x[-1] / x[-3]:.2g}; at least 1/{SETTLE_FACTOR:g} is asked); a finer ladder "
+                        "may settle it", **common)
+    return Estimate("ok", "", value=best, error=bar, **common)
+
+
+@dataclass
+class LimitResult:
+    """The outcome of `limit_of`: ``status`` and ``message``, the jumps (`Estimate` with neuron and fitted data),
+    the plateau losses (`Estimate`), and the ladder (λ, L, each flow's status, jumps, plateaus, wall time)."""
+
+    status: LimitStatus
+    message: str
+    jumps: list
+    plateaus: list
+    ladder: list
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def success(self) -> bool:
+        return self.status.success
+
+    def to_json(self) -> dict:
+        return {"status": self.status.name.lower(), "message": self.message,
+                "error_law": "q(λ) = q* + C x + D x² + O(x³), x = 1/ln(1/λ)",
+                "jumps": [j.to_json() for j in self.jumps], "plateaus": [p.to_json() for p in self.plateaus],
+                "ladder": self.ladder, "stats": self.stats}
+
+
+def _rung_json(L, lam, run, wall) -> dict:
+    return {"log_inv_lambda": L, "lambda": lam, "engine": run.engine, "status": run.status.name.lower(),
+            "message": run.message, "wall_seconds": wall,
+            "jumps": [{"tau": j.tau, "neuron": j.neuron, "fitted": list(j.fitted)} for j in run.jumps],
+            "plateaus": list(run.plateaus)}
+
+
+def _matched(runs) -> tuple[int, str]:
+    """How many leading jumps agree (neuron and fitted data) at every rung, and why the next one does not."""
+    keys = [[(j.neuron, tuple(j.fitted)) for j in r.jumps] for r in runs]
+    k = 0
+    while all(len(s) > k for s in keys) and len({s[k] for s in keys}) == 1:
+        k += 1
+    if all(len(s) == k for s in keys):
+        return k, ""
+    seen = sorted({s[k] if len(s) > k else None for s in keys}, key=str)
+    return k, (f"jump {k + 1} differs across the ladder: (neuron, fitted data) "
+               f"{['none' if v is None else v for v in seen]} at different λ")
+
+
+def limit_of(problem_of, ladder=DEFAULT_LADDER, *, engine: str = "float64", budget: float | None = None,
+             progress=None, **options) -> LimitResult:
+    """Run the flow at λ = e^{−L} for each L of ``ladder`` and extrapolate (module docstring).
+
+    ``problem_of(lam)`` builds the `numerics.flows.FlowProblem` at λ (a decimal string); ``engine`` and
+    ``options`` go to `numerics.flows.solve`; ``budget`` seconds bound the whole ladder (the remaining time is each
+    flow's budget); ``progress(L, seconds, result)`` is called after each flow."""
+    from .flows import Status, solve
+
+    ladder = check_ladder(ladder)
+    started = time.perf_counter()
+    runs, rungs = [], []
+    for L in ladder:
+        lam = lam_of(L)
+        opts = dict(options)
+        if budget is not None:
+            left = budget - (time.perf_counter() - started)
+            if left <= 0:
+                return LimitResult(LimitStatus.BUDGET, f"{LimitStatus.BUDGET.value} (at ln(1/λ) = {L:g})", [], [],
+                                   rungs, {"wall_seconds": time.perf_counter() - started})
+            opts["budget"] = left
+        t0 = time.perf_counter()
+        run = solve(problem_of(lam), engine, **opts)
+        wall = time.perf_counter() - t0
+        rungs.append(_rung_json(L, lam, run, wall))
+        if progress is not None:
+            progress(L, wall, run)
+        if not run.success:
+            status = LimitStatus.BUDGET if run.status is Status.BUDGET else LimitStatus.FLOW_FAILED
+            return LimitResult(status, f"{status.value}: at ln(1/λ) = {L:g} engine {run.engine} ended with status "
+                               f"{run.status.name.lower()}: {run.message}", [], [], rungs,
+                               {"wall_seconds": time.perf_counter() - started})
+        runs.append(run)
+    return _extrapolated(runs, rungs, ladder, time.perf_counter() - started)
+
+
+def _extrapolated(runs, rungs, ladder, wall) -> LimitResult:
+    """Steps 2–6 on the ladder's flows."""
+    k, why = _matched(runs)
+    jumps = []
+    for i in range(k):
+        est = extrapolate(ladder, [r.jumps[i].tau for r in runs], [_err(r, "jumps", i) for r in runs])
+        est.neuron, est.fitted = runs[-1].jumps[i].neuron, tuple(runs[-1].jumps[i].fitted)
+        jumps.append(est)
+    if why:
+        longest = max(runs, key=lambda r: len(r.jumps))
+        for i in range(k, len(longest.jumps)):
+            jumps.append(Estimate("inconclusive", why, neuron=longest.jumps[i].neuron,
+                                  fitted=tuple(longest.jumps[i].fitted),
+                                  samples=[r.jumps[i].tau if len(r.jumps) > i else None for r in runs]))
+    plateaus = []
+    for i in range(k + 1):  # plateau i lies between jumps i and i + 1: defined at every rung up to the k-th
+        if i == k and why:
+            plateaus.append(Estimate("inconclusive", f"the plateau after jump {k} ends where the ladder's jumps differ: {why}"))
+            continue
+        plateaus.append(extrapolate(ladder, [r.plateaus[i] for r in runs], [_err(r, "plateaus", i) for r in runs]))
+    bad = [q for q in jumps + plateaus if not q.ok]
+    if not any(j.ok for j in jumps) and jumps:
+        status = LimitStatus.INCONCLUSIVE
+    else:
+        status = LimitStatus.PARTIAL if bad else LimitStatus.SUCCESS
+    message = status.value if not bad else f"{status.value}; first: {bad[0].reason}"
+    return LimitResult(status, message, jumps, plateaus, rungs, {"wall_seconds": wall, "matched_jumps": k})
+
+
+def _err(run, kind: str, i: int):
+    values = run.errors.get(kind)
+    if values is None or i >= len(values):
+        return None
+    return float(values[i])

@@ -1,0 +1,157 @@
+"""`relucheck limit INSTANCE.json [--ladder L1,L2,…] [--engine NAME] [--rtol R] [--budget SECONDS]
+[--max-horizon T] [--json] [--plot FILE]`: the λ → 0 limit of the flow's jump times and plateau losses, on any data,
+each with an error bar or "inconclusive" (issue 24; method and error law in docs/limit.md).
+
+The flow (C Assumption 3's balanced start on the instance's data, as `relucheck flow` builds it) runs at
+λ = e^{−L} for each L = ln(1/λ) of the ladder (default 100,300,1000,3000); jumps are matched across the ladder and
+each jump time and plateau loss is extrapolated in x = 1/ln(1/λ) (`numerics.lambda_limit`). On orthonormal data
+(C Assumption 1) Algorithm 1's values (`theory.limit_process`) are shown next to the limits, with whether the error
+bar covers them.
+
+``--json``: status, message, the error law, jumps {neuron, fitted, status, value, error, reason, coefficients
+[τ*, C, D], samples, engine_errors, extrapolants}, plateaus (the same without neuron), the ladder (λ, ln(1/λ), each
+flow's status, jumps, plateaus, wall time), and ``algorithm_1`` on orthonormal data. ``--plot FILE``: τ_k against
+1/ln(1/λ) with the fit and the limit (FILE's stem .pdf, .png and .csv). Exit 0 when every quantity has an error bar,
+3 when some is inconclusive (or a flow of the ladder failed, or ``--budget`` was spent), 2 on bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from relucheck.numerics.errors import RelucheckInputError
+
+from .flow import INCONCLUSIVE, _limit_process, check_cost, max_horizon_value, rtol
+
+
+def ladder_value(text: str) -> tuple:
+    """``--ladder``: comma-separated values of ln(1/λ) (`numerics.lambda_limit.check_ladder`)."""
+    from relucheck.numerics.lambda_limit import check_ladder
+
+    if not text.isascii():
+        raise RelucheckInputError(f"--ladder must be comma-separated numbers in ASCII digits, got {text[:80]!r}")
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise RelucheckInputError(f"--ladder must be comma-separated numbers ln(1/λ), e.g. 100,300,1000,3000; got "
+                                  f"{text[:80]!r}") from None
+    try:
+        return check_ladder(values)
+    except RelucheckInputError as exc:
+        raise RelucheckInputError(f"--{exc}") from None
+
+
+def _check(instance, args, ladder) -> None:
+    """`relucheck flow`'s refusals (memory; without --budget, more than 10⁶ estimated steps) at the finest rung."""
+    from relucheck.numerics.lambda_limit import lam_of
+
+    ns = argparse.Namespace(instance=args.instance, lam=lam_of(ladder[-1]), horizon=None, times=None,
+                            max_horizon=args.max_horizon, budget=args.budget, engine=args.engine, precision=None,
+                            rtol=args.rtol, step=None)
+    try:
+        check_cost(instance, ns, None)
+    except RelucheckInputError as exc:
+        message = str(exc.args[0])
+        raise RelucheckInputError(message.replace("--lam:", "--ladder:", 1)) from None
+
+
+def _progress(L, seconds, run) -> None:
+    print(f"relucheck limit: ln(1/λ) = {L:g}: {run.status.name.lower()}, {len(run.jumps)} jumps, {seconds:.3g} s",
+          file=sys.stderr, flush=True)
+
+
+def _print_human(result, alg1) -> None:
+    from ..report import fmt_number
+
+    print(f"λ → 0 limit by extrapolation in x = 1/ln(1/λ) over ln(1/λ) = "
+          f"{', '.join(fmt_number(r['log_inv_lambda'], 6) for r in result.ladder)}; τ = t / ln(1/λ); 0-based data")
+    print(f"status: {result.status.name.lower()} — {result.message}")
+    exact = {j.neuron: j for j in alg1.jumps} if alg1 is not None else {}
+    print(f"{'k':>3}  {'tau*':>16}  {'± error':>10}  {'C (1st order)':>13}  {'neuron':>6}  fitted"
+          + ("   Algorithm 1 (covered)" if alg1 is not None else ""))
+    for k, j in enumerate(result.jumps, start=1):
+        value = fmt_number(j.value, 12) if j.ok else "inconclusive"
+        err = fmt_number(j.error, 3) if j.ok else "-"
+        slope = fmt_number(j.coefficients[1], 6) if j.ok else "-"
+        extra = ""
+        if j.neuron in exact:
+            tau = exact[j.neuron].tau
+            extra = f"   {fmt_number(tau, 12)} ({'yes' if j.ok and abs(j.value - tau) <= j.error else 'no'})"
+        print(f"{k:>3}  {value:>16}  {err:>10}  {slope:>13}  {j.neuron:>6}  {list(j.fitted)}{extra}")
+        if not j.ok:
+            print(f"       {j.reason}")
+    for k, p in enumerate(result.plateaus):
+        text = f"{fmt_number(p.value, 10)} ± {fmt_number(p.error, 3)}" if p.ok else f"inconclusive: {p.reason}"
+        lim = f"  (Algorithm 1: {fmt_number(alg1.plateaus[k], 10)})" if alg1 is not None and k < len(alg1.plateaus) \
+            else ""
+        print(f"plateau {k}: {text}{lim}")
+    walls = ", ".join(fmt_number(r["wall_seconds"], 3) for r in result.ladder)
+    print(f"flows: {walls} s")
+
+
+def _run(args) -> int:
+    from relucheck.api import limit
+    from relucheck.numerics.instances import load_instance
+    from relucheck.numerics.jsonable import to_jsonable
+
+    started = time.perf_counter()
+    if args.max_horizon is not None:
+        args.max_horizon = max_horizon_value(args.max_horizon)
+    if args.engine not in (None, "float64", "auto", "mpmath"):
+        raise RelucheckInputError(f"--engine {args.engine}: relucheck limit runs engine 'float64', 'auto' or "
+                                  "'mpmath' (`relucheck engines` lists them)")
+    ladder = ladder_value(args.ladder or "100,300,1000,3000")
+    instance = load_instance(args.instance)
+    _check(instance, args, ladder)
+    alg1, note = _limit_process(instance)
+    options = {"rtol": args.rtol} if args.rtol is not None else {}
+    budget = None if args.budget is None else max(args.budget - (time.perf_counter() - started), 1e-9)
+    result = limit(instance, ladder=ladder, engine=args.engine or "float64", max_horizon=args.max_horizon,
+                   budget=budget, progress=_progress, **options)
+    if args.plot:
+        from ..figures.limit_plot import write_limit_plot
+
+        write_limit_plot(result, args.plot, alg1)
+    if args.json:
+        out = result.to_json()
+        if alg1 is not None:
+            out["algorithm_1"] = {"jumps": [{"tau": j.tau, "neuron": j.neuron, "fitted": list(j.fitted)}
+                                            for j in alg1.jumps], "plateaus": list(alg1.plateaus)}
+        else:
+            out["algorithm_1_note"] = f"Algorithm 1 does not apply: {note}"
+        print(json.dumps(to_jsonable(out), indent=1))
+    else:
+        _print_human(result, alg1)
+    if result.success:
+        return 0
+    print(f"relucheck: inconclusive: {result.message}", file=sys.stderr)
+    return INCONCLUSIVE
+
+
+def budget_value(text: str) -> float:
+    import math
+
+    try:
+        value = float(text) if text.isascii() else math.nan
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
+def register(sub) -> None:
+    p = sub.add_parser("limit", help="the λ → 0 limit of jump times and plateau losses on any data, with error bars "
+                                     "(extrapolation in 1/ln(1/λ) over a ladder of flows)")
+    p.add_argument("instance", help="instance JSON file (inputs, labels, directions, signs)")
+    p.add_argument("--ladder",
+                   help="values of ln(1/λ), comma-separated, at least 4 (default 100,300,1000,3000)")
+    p.add_argument("--engine", help="flow engine: float64 (default), auto or mpmath")
+    p.add_argument("--rtol", type=rtol, help="engine float64's relative tolerance (default 1e-10)")
+    p.add_argument("--budget", type=budget_value, help="seconds the whole ladder may take (past it: exit 3)")
+    p.add_argument("--max-horizon", help="each flow stops by this accelerated time at the latest (default 100)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--plot", help="write the figure τ_k against 1/ln(1/λ) to FILE's stem (.pdf, .png, .csv)")
+    p.set_defaults(func=_run)
