@@ -80,10 +80,31 @@ class Pattern:
         """V (n, m): V_ij = r_i on active data, η_ij r_i on sliding data, 0 elsewhere."""
         V = (self.act_float if r.dtype != object else self.act) * r[:, None]
         if self.projections:
+            if V.dtype != object and r.dtype != object:  # float64: one product and one scatter for all sliding neurons
+                index, P = self._scatter()
+                V.ravel()[index] = P @ r
+                return V
             V = V.astype(np.result_type(V, r)) if V.dtype != object else V
             for j, (S, A, P) in self.projections.items():
                 V[S, j] = P @ r[A]
         return V
+
+    def _scatter(self):
+        """(flat indices of the sliding components in V, the matrix mapping r to their η∘r): the projections stacked
+        (zero columns outside each A'), built once per pattern."""
+        key = (id(self.projections), len(self.projections))
+        cached = getattr(self, "_scatter_cache", None)
+        if cached is None or cached[0] != key:
+            m = self.act.shape[1]
+            rows = [(S * m + j, A, np.asarray(P, dtype=float)) for j, (S, A, P) in self.projections.items()]
+            index = np.concatenate([q[0] for q in rows])
+            P = np.zeros((len(index), self.act.shape[0]))
+            at = 0
+            for _, A, Pj in rows:
+                P[at:at + Pj.shape[0], A] = Pj
+                at += Pj.shape[0]
+            cached = self._scatter_cache = (key, (index, P))
+        return cached[1]
 
     def weights(self, r):
         """η (n, m) in [0, 1] (1 active, 0 inactive) — for reports; the field uses `effective_residuals`."""
@@ -109,6 +130,10 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
     if not kink.any():
         return pattern
     G_abs = np.abs(np.array(G, dtype=float))
+    # per datum once (the same numbers `tie_tolerance` and the error floor give row by row)
+    rounding_all = tie_tolerance(G_abs, r, eps=eps, label_scale=label_scale, n=n, m=m)
+    error_all = None if r_error is None else G_abs @ np.array([float(v) for v in r_error])
+    crossed = crossed or {}
     for j in np.flatnonzero(kink.any(axis=0)):
         K = np.flatnonzero(kink[:, j])
         sign = int(np.sign(float(s[j])))
@@ -116,9 +141,9 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
             continue  # a_j = 0: w_j does not move; its kink data stay inactive
         A = np.flatnonzero(act[:, j])
         b = G[np.ix_(K, A)] @ r[A] if len(A) else np.zeros(len(K), dtype=G.dtype)
-        rounding = tie_tolerance(G_abs[K], r, eps=eps, label_scale=label_scale, n=n, m=m)
-        floor = rounding if r_error is None else np.maximum(rounding, G_abs[K] @ np.array([float(v) for v in r_error]))
-        was_crossed = np.array([(int(k), int(j)) in (crossed or {}) for k in K])
+        rounding = rounding_all[K]
+        floor = rounding if error_all is None else np.maximum(rounding, error_all[K])
+        was_crossed = np.array([(int(k), int(j)) in crossed for k in K])
         slack = np.where(was_crossed, floor, rounding)  # the crossing component may keep the side it crossed into
         prefer = [(crossed or {}).get((int(k), int(j)), _preference(previous, k, j)) for k in K]
         for block in _blocks(G_abs[np.ix_(K, K)]):  # data orthogonal to each other decide independently
@@ -139,7 +164,10 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
 
 def tie_tolerance(G_abs_rows, r, *, eps: float, label_scale: float, n: int, m: int):
     """Rounding floor of the pushes w_k = Σ_l G_kl V_l (module docstring): 4(n + m) ε Σ_l |G_kl| max(‖r‖_∞, ‖y‖_∞)."""
-    R = max(max((abs(float(v)) for v in r), default=0.0), label_scale)
+    if isinstance(r, np.ndarray) and r.dtype != object:  # float64: the same maximum without a Python pass
+        R = max(float(np.abs(r).max(initial=0.0)), label_scale)
+    else:
+        R = max(max((abs(float(v)) for v in r), default=0.0), label_scale)
     return 4 * (n + m) * eps * G_abs_rows.sum(axis=-1) * R
 
 
@@ -224,6 +252,9 @@ def _complementarity(b, G, r, sign, slack, floor, prefer, rounding=None):
     prefers, and the most violated one flips until every condition holds. The assignment is then checked in the
     arrays' own arithmetic (`_consistent`: mpmath numbers stay exact)."""
     k = len(b)
+    kept = _kept(b, G, r, sign, slack, floor, prefer, rounding)
+    if kept is not None:
+        return kept
     bf, Gf, rf = (np.array([float(v) for v in x.ravel()]).reshape(x.shape) for x in (b, G, r))
     attractive = [q for q in range(k) if sign * rf[q] < 0]
     held = [q for q in range(k) if q not in attractive]
@@ -250,6 +281,38 @@ def _complementarity(b, G, r, sign, slack, floor, prefer, rounding=None):
     if k <= MAX_ENUMERATED:
         return _enumerated(b, G, r, sign, slack, floor, prefer)
     return assignment, [(q, float(floor[q])) for q in range(k)]
+
+
+def _kept(b, G, r, sign, slack, floor, prefer, rounding):
+    """The preferred assignment with no ties when it is, beyond doubt, what `_complementarity` finds (else None): it
+    changes no component, so the rule takes it whenever it is consistent; it is what the search would reach when the
+    attractive data's box minimiser is unique (G over them positive definite) and lies at the preferred point with
+    margin (sliding weights inside their band and the box minimiser's 1e-12 snapping, the others pushed to their side,
+    not within slack of the other), and no repulsive datum is asked to slide (the search never slides those).
+    float64 only (the common case after an event: the sliding neurons of the segment re-decided as they were)."""
+    if G.dtype == object or b.dtype == object or r.dtype == object:
+        return None
+    attractive = sign * r < 0
+    states = np.array(prefer)
+    if np.any(~attractive & (states == SLIDING)):
+        return None
+    found = _consistent(b, G, r, sign, slack, floor, list(prefer))
+    if found is None or found[2]:
+        return None
+    eta, w, _ = found
+    for q in np.flatnonzero(attractive):
+        if states[q] == SLIDING:
+            band = max(float((slack if rounding is None else rounding)[q]) / max(abs(G[q, q] * r[q]), 1e-300), 1e-11)
+            if not band < eta[q] < 1 - band:
+                return None
+        elif (w[q] > 0) if states[q] == INACTIVE else (w[q] < 0):
+            return None
+    if attractive.sum() > 1:
+        GA = G[np.ix_(attractive, attractive)]
+        ev = np.linalg.eigvalsh(GA)
+        if not ev[0] > 1e-20 * max(ev[-1], 0.0):  # (the box minimiser drops roots below 1e-12 of the largest)
+            return None
+    return list(prefer), []
 
 
 def _box_minimiser(G, b, r, eta, free):

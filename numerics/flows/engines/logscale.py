@@ -90,6 +90,15 @@ class _Basis:
         XK = self.X[K]  # least squares: more kink data than their span (a neuron on d or more kinks) is no error
         return phi_w - XK.T @ np.linalg.lstsq(XK @ XK.T, XK @ phi_w, rcond=None)[0]
 
+    def projector(self, K):
+        """The matrix P with φ_w P = `project_out` (φ_w, K) for every φ_w (one least-squares solve for all rows)."""
+        if self.identity:
+            P = np.eye(self.dim)
+            P[K, K] = 0.0
+            return P
+        XK = self.X[K]
+        return np.eye(self.dim) - np.linalg.lstsq(XK @ XK.T, XK, rcond=None)[0].T @ XK
+
 
 class LogScaleStepper(Stepper):
     def __init__(self, problem, basis: _Basis, rho0, Phi0, *, rtol, atol, max_step, balanced_signs=None):
@@ -224,22 +233,24 @@ class LogScaleStepper(Stepper):
         self.dense = None
         self._on_kinks = {}  # sliding neuron j -> projector onto its kinks' intersection {z_S = 0}
         for j in np.flatnonzero(pattern.slide.any(axis=0)):
-            S = np.flatnonzero(pattern.slide[:, j])
-            eye = np.eye(self.basis.dim)
-            self._on_kinks[int(j)] = np.stack([self.basis.project_out(e, S) for e in eye])
+            self._on_kinks[int(j)] = self.basis.projector(np.flatnonzero(pattern.slide[:, j]))
+        if self._on_kinks:  # stacked once for `_onto_kinks`
+            self._kink_neurons = np.fromiter(self._on_kinks, dtype=int)
+            self._kink_projectors = np.stack(list(self._on_kinks.values()))
 
     def _onto_kinks(self, phi_a, phi_w):
         """(φ_a, φ_w) with each sliding neuron's φ_w on its kinks' intersection, renormalised. The sliding field holds
         z_S at 0 only there; a drift off it (the integrator's error) would grow where the neuron shrinks
         (dz_S/ds = −T g z_S with g < 0), so the field is read on the constraint: the drift does not feed back."""
+        J = self._kink_neurons
         phi_a, phi_w = np.array(phi_a, dtype=float), phi_w.copy()
-        for j, P in self._on_kinks.items():
-            phi_w[j] = phi_w[j] @ P
-            if self.balanced:
-                phi_w[j] /= np.sqrt(2.0) * np.linalg.norm(phi_w[j])
-            else:
-                norm = np.hypot(phi_a[j], np.linalg.norm(phi_w[j]))
-                phi_a[j], phi_w[j] = phi_a[j] / norm, phi_w[j] / norm
+        on = np.matmul(phi_w[J][:, None, :], self._kink_projectors)[:, 0, :]
+        w_norm = np.sqrt(np.add.reduce(on * on, axis=1))
+        if self.balanced:
+            phi_w[J] = on / (np.sqrt(2.0) * w_norm)[:, None]
+        else:
+            norm = np.hypot(phi_a[J], w_norm)
+            phi_a[J], phi_w[J] = phi_a[J] / norm, on / norm[:, None]
         return phi_a, phi_w
 
     def advance(self, t_stop):
