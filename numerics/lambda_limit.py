@@ -17,13 +17,15 @@ Method (docs/limit.md):
    likewise (on orthonormal data they differ from the limit by powers λ^c, exponentially small in L).
 4. *Extrapolants.* Richardson of order 1 (a line through two adjacent rungs) and order 2 (a parabola through
    three), on the finest sub-ladder and the next coarser one, and least-squares fits of degrees 1 and 2 on all
-   rungs (`numpy.polynomial.polynomial.polyfit`). The estimate is order 2 on the finest three rungs or on the
-   next coarser three, whichever has the smaller error bar.
-5. *Error bar.* The largest distance of the extrapolants from the estimate, plus the engines' own error
+   rungs (`numpy.polynomial.polynomial.polyfit`), and the model a + b x + c x ln(1/x) on the finest three and on
+   all rungs (a term ln ln(1/λ)/ln(1/λ) outside the assumed law: synthetic data with such a term otherwise got bars
+   1.1× too small, docs/limit.md). The estimate is order 2 on the finest three rungs. (Choosing the coarser
+   three when their bar is smaller was tried and dropped: noise on the finest rung can hide the coarser
+   estimate's truncation error, measured on synthetic data.)
+5. *Error bar.* `SPREAD_SAFETY` (2) times the largest distance of the extrapolants from the estimate, plus the engines' own error
    bounds (``FlowResult.errors``, `numerics.flows.vouch`) carried through the estimate's linear weights
    (Σ_i |w_i| e_i). Under the cubic model the order-1 extrapolants' distance is D·x_a·x_b, which bounds the
-   estimate's own error E·x_a·x_b·x_c by a wide margin when x ≤ 1/100; a sample wrong by δ on a rung the estimate
-   leaves out moves the extrapolants that use it by ≥ δ, so the spread carries it.
+   estimate's own error E·x_a·x_b·x_c by a wide margin when x ≤ 1/100.
 6. *Settling.* If the law holds, the order-1/order-2 disagreement shrinks from the coarser sub-ladder to the finest
    by about x_finest/x_third ≈ 1/10; it must shrink at least by `SETTLE_FACTOR`, or be within the engines' error,
    else the quantity is inconclusive (the extrapolation has not settled: terms such as λ^c with a small c, or
@@ -48,6 +50,8 @@ from .errors import RelucheckInputError
 DEFAULT_LADDER = (100.0, 300.0, 1000.0, 3000.0)  # ln(1/λ); ratio ≈ 3 between rungs
 MIN_RUNGS = 4  # order 2 on the finest three and on the next coarser three: the settling test needs both
 SETTLE_FACTOR = 2.0  # the law predicts a shrink ≈ x_finest/x_third (1/9 to 1/11 on the default ladder): ask for 2
+SPREAD_SAFETY = 2.0  # the spread of the extrapolants times 2: it measures the neglected terms only to their order
+# (synthetic laws mixing x², x³ and x ln(1/x) terms gave errors up to 1.03× the bare spread; tests/test_limit.py)
 ENGINE_NOISE = 4.0  # disagreements within 4× the propagated engine error are engine noise, not a failure to settle
 
 
@@ -89,6 +93,13 @@ def _weights(x: np.ndarray, degree: int) -> np.ndarray:
     """Linear weights w with (fitted value at x = 0) = Σ w_i q_i: row 0 of the pseudo-inverse of the Vandermonde
     matrix (exact interpolation when len(x) = degree + 1, least squares otherwise)."""
     return np.linalg.pinv(P.polyvander(x, degree))[0]
+
+
+def _log_weights(x: np.ndarray) -> np.ndarray:
+    """Weights of the value at x = 0 of a fit q ≈ a + b x + c x ln(1/x) (a ln(ln(1/λ))/ln(1/λ) term, as a polynomial
+    prefactor t^p e^{γt} of a neuron's growth would give): a model outside the assumed law, whose distance from the
+    estimate enters the error bar (`extrapolate`)."""
+    return np.linalg.pinv(np.column_stack([np.ones_like(x), x, -x * np.log(x)]))[0]
 
 
 @dataclass
@@ -152,15 +163,11 @@ def extrapolate(log_inv, values, errors) -> Estimate:
     (fine2, fine_engine), (coarse2, coarse_engine) = richardson(N - 1, 2), richardson(N - 2, 2)
     ext = {"order2_finest": fine2, "order1_finest": richardson(N - 1, 1)[0],
            "order2_coarser": coarse2, "order1_coarser": richardson(N - 2, 1)[0],
-           "lsq1_all": float(_weights(x, 1) @ q), "lsq2_all": float(_weights(x, 2) @ q)}
-    # the estimate: order 2 on the finest or on the coarser three rungs, whichever has the smaller bar (distance to
-    # every extrapolant + its engines' part). Each bar bounds its estimate: a wrong sample on a rung the estimate
-    # leaves out moves the extrapolants that use it (weight ≥ 1 on that rung) and so widens the spread.
-    bars = {last: (max(abs(v - est) for v in ext.values()) + eng, est, eng)
-            for last, (est, eng) in ((N - 1, (fine2, fine_engine)), (N - 2, (coarse2, coarse_engine)))}
-    last = min(bars, key=lambda k: bars[k][0])
-    bar, best, engine_part = bars[last]
-    coefficients = P.polyfit(x[last - 2:last + 1], q[last - 2:last + 1], 2).tolist()
+           "lsq1_all": float(_weights(x, 1) @ q), "lsq2_all": float(_weights(x, 2) @ q),
+           "xlogx_finest": float(_log_weights(x[N - 3:]) @ q[N - 3:]), "xlogx_all": float(_log_weights(x) @ q)}
+    best, engine_part = fine2, fine_engine
+    bar = SPREAD_SAFETY * max(abs(v - best) for v in ext.values()) + engine_part
+    coefficients = P.polyfit(x[N - 3:], q[N - 3:], 2).tolist()
     fine = abs(ext["order1_finest"] - fine2)
     coarse = abs(ext["order1_coarser"] - coarse2)
     noise = ENGINE_NOISE * (fine_engine + coarse_engine)
