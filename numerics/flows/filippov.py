@@ -115,12 +115,13 @@ class Pattern:
 
 
 def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scale: float, crossed=None,
-           r_error=None) -> Pattern:
+           r_error=None, cache: dict | None = None) -> Pattern:
     """The pattern after an event (module docstring). Z (n, m) pre-activations with the kink components exactly 0;
     ``kink`` (n, m) bool; r (n,) residuals; s (m,) signs of a_j (0 if a_j = 0); G (n, n). ``crossed`` maps the
     component (i, j) whose crossing ended the step to the side it crossed into: the side it prefers (it did move
     there, even when its push is within rounding). ``r_error`` (n,): the integrator's error on r, which raises the
-    tie floor of a push to Σ_l |G_kl| r_error_l where that is above rounding."""
+    tie floor of a push to Σ_l |G_kl| r_error_l where that is above rounding. ``cache``: a dict kept by the caller
+    for one G (the sliding projections −G_SS⁻¹ G_SA' recur from event to event)."""
     n, m = Z.shape
     # components off the kink keep their state: a sign change without an event is numerical (an unwatched component of
     # an orthogonal datum, decaying below the integrator's tolerance, may flip), never a decision
@@ -157,7 +158,14 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
                 pattern.ambiguous.append((int(j), int(K[block[q]]), float(abs(w)), float(floor[block[q]])))
     for j in np.flatnonzero(slide.any(axis=0)):
         S, A = np.flatnonzero(slide[:, j]), np.flatnonzero(act[:, j])
-        P = -_solve_many(G[np.ix_(S, S)], G[np.ix_(S, A)]) if len(A) else np.zeros((len(S), 0), dtype=G.dtype)
+        key = (S.tobytes(), A.tobytes()) if cache is not None and G.dtype != object else None
+        P = cache.get(key) if key is not None else None
+        if P is None:
+            P = -_solve_many(G[np.ix_(S, S)], G[np.ix_(S, A)]) if len(A) else np.zeros((len(S), 0), dtype=G.dtype)
+            if key is not None:
+                if len(cache) > 4096:
+                    cache.clear()
+                cache[key] = P
         pattern.projections[int(j)] = (S, A, P)
     return pattern
 
@@ -180,6 +188,8 @@ def _blocks(G_abs_KK) -> list[list[int]]:
     """Connected components of the kink data under ⟨x_k, x_l⟩ ≠ 0: the complementarity problem splits into them
     (Q_kl = G_kl r_l vanishes between blocks). Orthonormal data: one datum per block."""
     k = G_abs_KK.shape[0]
+    if k == 1 or np.all(G_abs_KK != 0):  # one block (general data): no union-find
+        return [list(range(k))]
     label = list(range(k))
 
     def root(q):

@@ -78,6 +78,7 @@ class _Run:
         np.fill_diagonal(off, False)
         self.crosstalk = off.any(axis=1)
         self.max_codimension = 0  # most data a neuron slid on at once
+        self.projection_cache = {}  # sliding projections of `filippov.decide` for this run's G
 
     def kink_mask(self, Z):
         """Components within rounding of their kink at the start (64 ε ‖x_i‖; pre-activations relative to ‖θ_j‖)."""
@@ -89,7 +90,7 @@ class _Run:
             st.snap(kink)
         view = st.view()
         pattern = decide(view.Z, kink, view.r, view.s, st.G, previous, eps=st.eps, label_scale=self.label_scale,
-                         crossed=crossed, r_error=view.r_error)
+                         crossed=crossed, r_error=view.r_error, cache=self.projection_cache)
         if pattern.slide.any():
             self.max_codimension = max(self.max_codimension, int(pattern.slide.sum(axis=0).max()))
         for i, j in zip(*np.nonzero(kink), strict=True):  # decided again: tracked again only if still a near tie

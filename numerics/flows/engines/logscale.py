@@ -47,6 +47,7 @@ RTOL, ATOL = 1e-10, 1e-12
 STIFF_NOISE = 1e3
 BALANCED_TOLERANCE = 1e-9  # |â_j| = ‖ŵ_j‖ to this (the instance format's unit-vector tolerance): balanced exactly
 JUMP_WINDOW = 8.0  # ln‖θ_j‖ within this of the largest: where the jump rule can place a jump (`norm_interpolant`)
+PROJECTOR_CACHE = 256  # kink sets whose projector is kept (each dim² numbers)
 GATHER_LIMIT = 1 << 20  # numbers in a (rows, d) gather of the event evaluator (8 MiB); beyond it X Φᵀ (n × neurons)
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
 # rtol bounds (a tolerance is a promise, `numerics.flows.vouch`): every answer is checked by a rerun at rtol/R
@@ -72,6 +73,7 @@ class _Basis:
         self.n = X.shape[0]
         self.dim = self.n + 1 if identity else X.shape[1]
         self.G = np.eye(self.n) if identity else X @ X.T
+        self._projectors = {}
 
     def pre(self, Phi_w):
         """z (n, m) from φ_w (m, dim)."""
@@ -87,16 +89,25 @@ class _Basis:
         if self.identity:
             phi_w[K] = 0.0
             return phi_w
-        XK = self.X[K]  # least squares: more kink data than their span (a neuron on d or more kinks) is no error
-        return phi_w - XK.T @ np.linalg.lstsq(XK @ XK.T, XK @ phi_w, rcond=None)[0]
+        return phi_w @ self.projector(K)
 
     def projector(self, K):
-        """The matrix P with φ_w P = `project_out` (φ_w, K) for every φ_w (one least-squares solve for all rows)."""
+        """The matrix P with φ_w P = `project_out` (φ_w, K) for every φ_w (one least-squares solve for all rows).
+        Kept per kink set: a neuron's sliding set recurs at every event while it slides."""
+        key = tuple(int(k) for k in K)
+        P = self._projectors.get(key)
+        if P is None:
+            if len(self._projectors) > PROJECTOR_CACHE:
+                self._projectors.clear()
+            P = self._projectors[key] = self._projector(K)
+        return P
+
+    def _projector(self, K):
         if self.identity:
             P = np.eye(self.dim)
             P[K, K] = 0.0
             return P
-        XK = self.X[K]
+        XK = self.X[K]  # least squares: more kink data than their span (a neuron on d or more kinks) is no error
         return np.eye(self.dim) - np.linalg.lstsq(XK @ XK.T, XK, rcond=None)[0].T @ XK
 
 
