@@ -259,7 +259,23 @@ def general_data_engines(ctx: Context) -> Outcome:
 
 
 def _why_undecided(undecided: list[str]) -> str:
-    """A reader's sentence for the entries not compared (each "λ = …: what differs …")."""
-    where = sorted({u.split(":", 1)[0] for u in undecided}, key=lambda w: float(w.split("=")[1]), reverse=True)
-    return (f"at {' and '.join(where)} a decision fell within a run's rounding (a near tie), and the two engines' "
-            "event sequences differ after it; what follows it is not compared, and everything compared agrees")
+    """A reader's sentence for the entries not compared (each "λ = …: what happened …"), by cause: a run that did not
+    finish (its status), a decision within a run's rounding (a near tie) after which the event sequences differ, or a
+    float64 status that limits the comparison."""
+    def where(kind: str) -> str:
+        found = sorted({u.split(":", 1)[0] for u in undecided if u.split(": ", 1)[1].startswith(kind)}, key=lambda w: float(w.split("=")[1]),
+                       reverse=True)
+        return " and ".join(found)
+
+    parts = []
+    if where("the mpmath run ended"):
+        parts.append(f"at {where('the mpmath run ended')} the mpmath run stopped before the end (an output weight "
+                     "changed sign on a balanced start, which the flow forbids, C Prop. 1: the engine reports that "
+                     "instead of another flow's answer), so nothing is compared there")
+    if where("events differ"):
+        parts.append(f"at {where('events differ')} a decision fell within a run's rounding (a near tie), and the two "
+                     "engines' event sequences differ after it; what follows it is not compared")
+    if where("float64"):  # "float64 reports PRECISION …" or "float64 ended …"
+        parts.append(f"at {where('float64')} the float64 run did not vouch for its whole run; only the part before "
+                     "that is compared")
+    return "; ".join(parts) + "; everything compared agrees"
