@@ -238,3 +238,32 @@ def test_auto_escalates_a_precision_status_to_mpmath(monkeypatch):
     assert run.engine == "mpmath" and run.status is Status.SUCCESS and run.precision == "mpmath 20 digits"
     assert run.stats["escalated_from"] == {"engine": "float64", "status": "precision", "message": "forced by the test"}
     assert [jp.neuron for jp in run.jumps] == [0, 1]
+
+
+def test_a_sign_change_on_a_balanced_start_fails_the_run_instead_of_answering():
+    """C Prop. 1: from a balanced start a_j = s_j‖w_j‖ never changes sign. The stepper reports a step after which one
+    did (the float64-rounded start's defect amplified on a saddle, docs/findings.md) as a failure naming the neuron,
+    and says nothing on an unbalanced start (where a sign change is the flow's own)."""
+    instance = golden_instance()
+    problem = FlowProblem.from_instance(instance, "1e-10", horizon=0.5)
+    stepper = get_engine("mpmath").start(problem)
+    assert stepper._balance_lost() is None
+    stepper.a = stepper.a.copy()
+    stepper.a[1] = -stepper.a[1]
+    message = stepper._balance_lost()
+    assert message.startswith("a_1 changed sign") and "C Prop. 1" in message
+    unbalanced = FlowProblem(instance.inputs, instance.labels, Init(instance.signs * 0.5, instance.directions, "1e-10"),
+                             horizon=0.5)
+    stepper = get_engine("mpmath").start(unbalanced)
+    stepper.a = -stepper.a
+    assert stepper._balance_lost() is None
+
+
+def test_a_failed_run_with_no_sample_still_has_its_final_loss():
+    """A run that fails before the first requested sample has an empty trajectory: its final loss comes from the
+    last step (the mpmath engine's review reads it), not from an empty array."""
+    instance = golden_instance()
+    problem = FlowProblem.from_instance(instance, "1e-10", horizon=1.0, save_at=(0.9, 1.0))
+    result = solve(problem, "mpmath", max_steps=1)
+    assert result.status is Status.STEP_LIMIT and result.trajectory.loss.size == 0
+    assert np.isfinite(result.final_loss)

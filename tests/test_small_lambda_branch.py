@@ -11,7 +11,9 @@ a_j = s_j‖w_j‖ keeps its sign while θ_j ≠ 0. On this draw neuron 0 slides
   τ ≈ 3.2), after which neuron 0 grows with the other sign to ln‖θ_0‖ = −101.4 (float64: −123.9) — identically at
   30 and 60 digits, so not the working precision's rounding. Loss curves and jumps (neuron 2 at τ = 3.797893) agree
   with float64's to 9.3e-11: the defect does not reach the checks' answers at τ ≤ 30, but the mpmath answer for a
-  neuron's sign and size is not the flow's. The cause is not located.
+  neuron's sign and size is not the flow's. Cause (docs/findings.md): the start is balanced only to float64
+  rounding, and the shrinking neuron amplifies that defect. The engine now stops there (SOLVER_FAILED, naming a_0)
+  instead of answering for another flow; following the balanced flow past it is still open (the xfail below).
 
 GD (engine "gd") flips a_0 too, by its own O(η) imbalance (τ ≈ 0.43, 0.51 at η = 0.02, 0.005) and then jumps it:
 that is gradient descent, not the flow, and the check leaves such a draw out (`gd_limit._unreachable`).
@@ -19,16 +21,20 @@ that is gradient descent, not the flow, and the check leaves such a draw out (`g
 import numpy as np
 import pytest
 
-from relucheck.numerics.flows import FlowProblem, solve
+from relucheck.numerics.flows import FlowProblem, Status, solve
 from relucheck.testing.strategies import random_general_instance
 
 SEED_DRAW = [1, 71, 0]
 
 
-def _a0_over_norm(engine: str, **options) -> tuple[np.ndarray, float]:
+def _run(engine: str, **options):
     instance = random_general_instance(6, 3, 5, SEED_DRAW)
     problem = FlowProblem.from_instance(instance, "1e-40", horizon=6.0, save_at=tuple(np.linspace(0.0, 6.0, 61)))
-    result = solve(problem, engine, save_params=True, **options)
+    return instance, solve(problem, engine, save_params=True, **options)
+
+
+def _a0_over_norm(engine: str, **options) -> tuple[np.ndarray, float]:
+    instance, result = _run(engine, **options)
     assert result.success, result.message
     ratio = result.trajectory.a[:, 0] / np.exp(result.trajectory.log_norms[:, 0])
     return ratio, float(instance.signs[0])
@@ -41,8 +47,16 @@ def test_float64_flow_keeps_neuron_0_balanced_through_its_slide():
 
 
 @pytest.mark.full
+@pytest.mark.parametrize("digits", [30, 60])
+def test_mpmath_stops_where_the_balance_is_lost_instead_of_answering(digits):
+    """Never a confident wrong answer: the run ends SOLVER_FAILED naming a_0 at τ ≈ 2.5, not SUCCESS with a_0 < 0."""
+    _, result = _run("mpmath", digits=digits)
+    assert result.status is Status.SOLVER_FAILED and "a_0 changed sign" in result.message, result.message
+
+
+@pytest.mark.full
 @pytest.mark.xfail(strict=True, reason=(
-    "engine mpmath: a_0 changes sign at τ ≈ 2.5 on seed 1 draw 0 at λ = 1e-40 (a_0/‖θ_0‖ 0.6044 → −0.5129 between "
+    "engine mpmath stops (SOLVER_FAILED) where a_0 changes sign at τ ≈ 2.5 on seed 1 draw 0 at λ = 1e-40 (a_0/‖θ_0‖ 0.6044 → −0.5129 between "
     "τ = 2.4 and 2.6), at 30 and 60 digits alike, though the flow conserves a_0² − ‖w_0‖² = 0 (C Prop. 1)"))
 @pytest.mark.parametrize("digits", [30, 60])
 def test_mpmath_flow_keeps_neuron_0_balanced_through_its_slide(digits):

@@ -152,7 +152,7 @@ class FlowResult:
 
     @property
     def final_loss(self) -> float:
-        return float(self.stats.get("final_loss", self.trajectory.loss[-1]))
+        return float(self.stats["final_loss"] if "final_loss" in self.stats else self.trajectory.loss[-1])
 
     @property
     def log_inv_lambda(self) -> float:

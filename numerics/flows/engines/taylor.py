@@ -32,6 +32,7 @@ from ...precision_guard import guarded
 from ...taylor import (ArbStep, LimbOverflow, TaylorProblem, fixed_format, horner, initial_time_unit, limb_kernel_refusal,
                        limb_step, neuron_sizes)
 from ..engine import Domain, Engine, Stepper, View, poll
+from .logscale import BALANCED_TOLERANCE
 from ..events import KINDS, EventKind
 from ..filippov import Pattern
 from ..registry import register
@@ -93,6 +94,7 @@ class TaylorStepper(Stepper):
             self.eps = mpmath.mpf(10) ** -digits
             self.t = self.t_old = mpmath.mpf(0)
             self.q0 = self._balance()
+        self.signs = _balanced_signs(problem.init)  # s_j on a balanced start (C Assumption 3), else None
         self.use_limbs = kernel == "limbs" or (kernel == "auto" and limb_kernel_refusal(self.prob) is None)
         self.fmt = fixed_format(digits) if self.use_limbs else None
         self.h_exp = initial_time_unit(self.prob) if self.use_limbs else None
@@ -200,6 +202,26 @@ class TaylorStepper(Stepper):
         self.step, self.a, self.Z, self.W = step, a, Z, W
         self.t_old, self.t = self.t, (mpmath.mpf(t_stop) if last else self.t + h)
         self._changed()
+        return self._balance_lost()
+
+    def _balance_lost(self):
+        """A failure message if an output weight changed sign on a balanced start, else None.
+
+        From C Assumption 3 the flow conserves q_j = a_j² − ‖w_j‖² = 0 (C Prop. 1, also while sliding), so a_j =
+        s_j‖w_j‖ never changes sign. The given start is balanced only to its float64 rounding (â_j = s_j, ŵ_j a unit
+        vector to 1e-16), and a neuron shrinking on a saddle amplifies that defect until a_j may cross 0 (seed 1,
+        draw 0 of `C.def1.gd_limit_general_data_small_lambda` at λ = 1e-40: τ ≈ 2.5 at 30 and 60 digits alike,
+        docs/findings.md). The answer after that is the flow from the rounded numbers, not the balanced flow: the run
+        fails instead of reporting it (never a confident wrong answer)."""
+        if self.signs is None:
+            return None
+        for j, (v, s) in enumerate(zip(self.a, self.signs, strict=True)):
+            if v != 0 and (v > 0) != (s > 0):
+                unit = "τ" if self.problem.time_unit == "tau" else "t"
+                return (f"a_{j} changed sign in the step to {unit} = {mpmath.nstr(self.t, 6)} on a balanced start: the flow keeps a_j = "
+                        f"s_j‖w_j‖ (C Prop. 1), and the start's float64 rounding of that balance was amplified while "
+                        f"neuron {j} shrank (the answer would be another flow's); engine float64 holds the balance "
+                        "exactly")
         return None
 
     def truncate(self, t):
@@ -290,6 +312,15 @@ def _project_out(w, XK, eps):
         for e in basis:
             w = w - mpmath.fdot(w, e) * e
     return w
+
+
+def _balanced_signs(init):
+    """s_j = sign(â_j) if |â_j| = ‖ŵ_j‖ for every neuron to the instance format's unit-vector tolerance (engine
+    float64's test, `logscale.BALANCED_TOLERANCE`), else None."""
+    w_norms = np.linalg.norm(init.W_hat, axis=1)
+    if np.all(init.a_hat != 0) and np.all(np.abs(np.abs(init.a_hat) - w_norms) <= BALANCED_TOLERANCE * w_norms):
+        return np.sign(init.a_hat)
+    return None
 
 
 def _floats(arr):
