@@ -80,11 +80,19 @@ def test_sharpness_bound_holds_and_is_exact_at_zero_residual(n, d, m):
         gd_limit.sharpness_bound(X, fitted, a, W), abs=tolerance)
 
 
-def _run(jumps, a):
+def _run(jumps, a, flips=None):
+    """A stand-in run: its jumps, final output weights, and (``flips``: neuron → τ) a trajectory of output weights
+    on τ = 0, 0.01, …, 30 with the final signs from the given τ on and the initial sign (that of ``a`` where no
+    flip is given) before."""
     from types import SimpleNamespace
 
     from relucheck.numerics.flows.result import Jump
-    return SimpleNamespace(jumps=[Jump(tau, j, ()) for j, tau in jumps], a=np.array(a, dtype=float))
+    a = np.array(a, dtype=float)
+    tau = np.round(np.arange(0.0, 30.005, 0.01), 2)
+    track = np.tile(a, (tau.size, 1))
+    for j, at in (flips or {}).items():
+        track[tau < at, j] = -a[j]
+    return SimpleNamespace(jumps=[Jump(t, j, ()) for j, t in jumps], a=a, trajectory=SimpleNamespace(tau=tau, a=track))
 
 
 @pytest.mark.parametrize("case, expected", [
@@ -110,3 +118,34 @@ def test_unreachable_leaves_out_only_a_gd_sign_flip_no_step_of_the_ladder_undoes
     else:
         assert out["neuron"] == expected and out["shift_per_quartering"] == pytest.approx(0.091)
         assert out["quarterings_needed"] == pytest.approx((30 - 2.771) / 0.091) and "C Prop. 1" in out["reason"]
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("flip", 0), ("flow_flipped_too", None), ("moves_fast", None), ("gd_jumps_it", None), ("missed_earlier_jump", None)])
+def test_unreachable_leaves_out_a_jump_gd_misses_after_flipping_its_sign(case, expected):
+    """The mirror case (seed 11, draw 0 at λ = 1e-40): the flow jumps neuron 0 with its sign; GD flips a_0 first at
+    both steps and never jumps it. Left out when the flip's shift per quartering of η cannot carry it past the flow's
+    jump within the ladder; judged (None) on the variations."""
+    signs = np.array([1.0, -1.0, 1.0])
+    flow_jumps, flow_a = [(1, 2.1), (0, 6.5)], [1.3, -0.9, 1e-30]
+    coarse_jumps, fine_jumps = [(1, 2.12)], [(1, 2.105)]
+    gd_a = [-1e-20, -0.9, 1e-30]
+    coarse_flip, fine_flip = {0: 0.50}, {0: 0.60}
+    flow_flips = {0: 1.0} if case == "flow_flipped_too" else {}  # a_0 · s_0 < 0 before τ = 1 in the flow
+    if case == "moves_fast":  # 3 in τ per quartering: past τ = 6.5 after 1.97 more, within the ladder's 2
+        fine_flip = {0: 0.5 + 3.0}
+    if case == "gd_jumps_it":
+        fine_jumps = fine_jumps + [(0, 9.0)]
+    if case == "missed_earlier_jump":  # the flow jumps neuron 2 before GD's flip and GD does not
+        flow_jumps = [(2, 0.2)] + flow_jumps
+    flow = _run(flow_jumps, flow_a, flow_flips)
+    coarse, fine = _run(coarse_jumps, gd_a, coarse_flip), _run(fine_jumps, gd_a, fine_flip)
+    for run, flip in ((coarse, coarse_flip), (fine, fine_flip)):  # a_0 starts with s_0 = +1 and turns negative
+        run.trajectory.a[:, 0] = np.where(run.trajectory.tau < flip[0], 1e-20, -1e-20)
+    out = gd_limit._unreachable(flow, coarse, fine, signs, 30.0, 2)
+    if expected is None:
+        assert out is None
+    else:
+        assert out["neuron"] == expected and out["event"] == "flip"
+        assert out["shift_per_quartering"] == pytest.approx(0.1)
+        assert out["quarterings_needed"] == pytest.approx((6.5 - 0.6) / 0.1) and "never jumps" in out["reason"]

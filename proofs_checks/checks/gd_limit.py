@@ -16,7 +16,9 @@ with a_j = s_j‖w_j‖ (balance is conserved, C Prop. 1) has its small O(η) im
 sign and the neuron jumps with the other sign, at a time that moves only ~0.09 in τ per quartering of η (seed 1,
 draw 0: GD jumps neuron 0 at τ = 2.68, 2.77, 2.87 at η = 0.02, 0.005, 0.00125; the float64 and mpmath flows keep it
 below e^-100 and agree to 9.3e-11 in loss over τ ≤ 30). Such a draw is left out of the verdict with that reason
-(`_unreachable`); with fewer than three moving draws left the check is inconclusive.
+(`_unreachable`), and so is the mirror case (seed 11, draw 0: GD flips a_0 at τ ≈ 1.2, 1.5 at η = 0.02, 0.005 and
+never jumps neuron 0, which the flow jumps at τ = 24.5); with fewer than three moving draws left the check is
+inconclusive.
 
 A third (full suite) does it at λ = 1e-1000, where raw float64 cannot hold the initialization (λ² underflows) and the
 "gd" engine runs in log-scale form θ_j = e^{ρ_j} φ_j: the same GD iterates. There GD needs ln(1/λ) = 2303 steps of η
@@ -94,36 +96,73 @@ def _jumped(result) -> list[int]:
     return sorted({jp.neuron for jp in result.jumps})
 
 
+def _flip_tau(result, j: int, sign: float) -> float | None:
+    """The first saved time at which a_j has the sign opposite to s_j (None if it never has; an underflowed 0 is no
+    flip). Needs the run's parameters (``save_params``)."""
+    a = getattr(result.trajectory, "a", None) if hasattr(result, "trajectory") else None
+    if a is None:
+        return None
+    flipped = np.flatnonzero(a[:, j] * sign < 0)
+    return float(result.trajectory.tau[flipped[0]]) if flipped.size else None
+
+
+def _verdict(j: int, event: str, taus: tuple[float, float], limit: float, rungs_left: int, what: str) -> dict | None:
+    """The quarterings of η that would carry GD's event (at ``taus`` for η, η/4) past ``limit``; a reason if the
+    ladder has fewer left than that, else None (the ladder may still reach the flow's branch). ``what`` says what GD
+    and the flow do, with "{taus}" where the event's times go."""
+    shift = taus[1] - taus[0]
+    needed = (limit - taus[1]) / shift if shift > 0 else np.inf
+    if needed <= rungs_left:
+        return None
+    return {"neuron": int(j), "event": event, "gd_event_tau": list(taus), "shift_per_quartering": shift,
+            "quarterings_needed": needed, "reason": (
+                what.format(taus=f"τ = {taus[0]:.3f}, {taus[1]:.3f} (η, η/4)")
+                + f"; the {event} moves {shift:.3g} in τ per quartering of η and would pass τ = {limit:.3f} after "
+                f"{needed:.3g} quarterings ({rungs_left} left): not GD's first-order regime at any reachable step")}
+
+
 def _unreachable(flow, coarse, fine, signs, horizon: float, rungs_left: int) -> dict | None:
     """Why GD's branch leaves the flow's by a sign flip no reachable step undoes (see ``balance`` above), or None.
 
-    GD's first jump off the flow's branch: the earliest (at η/4) of the neurons GD jumps at both steps and the flow
-    does not, every earlier flow jump being one of GD's at both steps (later differences follow from it: the residuals
-    differ from then on). It counts when its output weight ends opposite to its initial sign s_j in both GD runs and
-    with it in the flow, and when the shift of its GD jump time per quartering of η (η → η/4) would carry it past the
-    horizon only after more quarterings than the ladder has left (infinitely many when it does not move later)."""
-    extra = (set(_jumped(coarse)) & set(_jumped(fine))) - set(_jumped(flow))
-    if not extra:
+    GD's first divergence from the flow's branch, in one of two forms, each counted only when the neuron's output
+    weight ends opposite to its initial sign s_j in both GD runs and with it in the flow, and every flow jump before
+    the divergence is one of GD's at both steps (later differences follow from it: the residuals differ from then on):
+    * an extra jump: GD jumps neuron j at both steps and the flow does not (seed 1, draw 0: GD jumps the flipped
+      neuron 0); the divergence is GD's jump (at η/4), and it counts when the shift of that jump per quartering of η
+      would carry it past the horizon only after more quarterings than the ladder has left;
+    * a missing jump: the flow jumps neuron j and GD at neither step does, a_j having flipped first (seed 11, draw 0);
+      the divergence is GD's flip (the first saved time with a_j s_j < 0, at η/4), and it counts when the flip's shift
+      per quartering would carry it past the flow's jump of j only after more quarterings than are left (a GD that
+      flips after the flow's jump follows the flow's grown neuron)."""
+    gd_both = set(_jumped(coarse)) & set(_jumped(fine))
+    candidates = []  # (divergence τ at η/4, kind, j)
+    for j in gd_both - set(_jumped(flow)):
+        candidates.append((min(jp.tau for jp in fine.jumps if jp.neuron == j), "extra", j))
+    for j in set(_jumped(flow)) - set(_jumped(coarse)) - set(_jumped(fine)):
+        flips = (_flip_tau(coarse, j, signs[j]), _flip_tau(fine, j, signs[j]))
+        if None not in flips:
+            candidates.append((flips[1], "missing", j))
+    if not candidates:
         return None
-    t_fine = {j: min(jp.tau for jp in fine.jumps if jp.neuron == j) for j in extra}
-    t_coarse = {j: min(jp.tau for jp in coarse.jumps if jp.neuron == j) for j in extra}
-    j = min(extra, key=t_fine.get)
-    onset = min(t_coarse[j], t_fine[j])
-    before = {jp.neuron for jp in flow.jumps if jp.tau < onset}
-    if not before <= set(_jumped(coarse)) & set(_jumped(fine)):
+    _, kind, j = min(candidates)
+    if not (coarse.a[j] * signs[j] < 0 and fine.a[j] * signs[j] < 0 and flow.a[j] * signs[j] >= 0
+            and _flip_tau(flow, j, signs[j]) is None):
+        return None
+    if kind == "extra":
+        taus = tuple(min(jp.tau for jp in run.jumps if jp.neuron == j) for run in (coarse, fine))
+        limit, event = horizon, "jump"
+        what = (f"GD flips the sign of a_{j} and jumps neuron {j} at {{taus}}; the flow keeps a_{j} = s_{j}‖w_{j}‖ "
+                f"(C Prop. 1) and neuron {j} small")
+    else:
+        taus = (_flip_tau(coarse, j, signs[j]), _flip_tau(fine, j, signs[j]))
+        limit = min(jp.tau for jp in flow.jumps if jp.neuron == j)
+        event = "flip"
+        what = (f"GD flips the sign of a_{j} at {{taus}} (the first saved samples with a_{j}s_{j} < 0) and "
+                f"never jumps neuron {j}; the flow keeps a_{j} = s_{j}‖w_{j}‖ (C Prop. 1) and jumps it at τ = {limit:.3f}")
+    before = {jp.neuron for jp in flow.jumps if jp.tau < min(taus)}
+    if not before <= gd_both:
         return None  # GD missed an earlier flow jump: another divergence, judged by the ladder
-    if not (coarse.a[j] * signs[j] < 0 and fine.a[j] * signs[j] < 0 and flow.a[j] * signs[j] >= 0):
-        return None
-    shift = t_fine[j] - t_coarse[j]
-    needed = (horizon - t_fine[j]) / shift if shift > 0 else np.inf
-    if needed <= rungs_left:
-        return None  # the ladder may still reach the flow's branch: descend
-    return {"neuron": int(j), "gd_jump_tau": [t_coarse[j], t_fine[j]], "shift_per_quartering": shift,
-            "quarterings_needed": needed, "reason": (
-                f"GD flips the sign of a_{j} and jumps neuron {j} at τ = {t_coarse[j]:.3f}, {t_fine[j]:.3f} (η, η/4), the "
-                f"flow keeps a_{j} = s_{j}‖w_{j}‖ (C Prop. 1) and neuron {j} small; the jump moves {shift:.3g} in τ per "
-                f"quartering of η and would pass τ = {horizon:g} after {needed:.3g} quarterings ({rungs_left} left): not GD's "
-                "first-order regime at any reachable step")}
+    return _verdict(j, event, taus, limit, rungs_left, what)
 
 
 def _curves(instance, labels, times, lam, horizon):
@@ -146,7 +185,8 @@ def _step_pair(ctx: Context, k: int, base, flow, labels, top: float) -> tuple:
     ladder = [eta / 4**i for i in range(LADDER_DEPTH + 1)]
 
     def gd(h):  # GD's steps to the horizon, plus two (the engine's default limit is 10⁶)
-        return ctx.cached(("gd", k, h), lambda: solve(base, "gd", step=h, max_steps=int(base.end * base.time_scale / h) + 2))
+        return ctx.cached(("gd", k, h), lambda: solve(base, "gd", step=h, max_steps=int(base.end * base.time_scale / h) + 2,
+                                                      save_params=True))  # a_j's sign along the run (`_flip_tau`)
 
     runs = [gd(h) for h in ladder[:2]]
     branch = _jumped(flow)
