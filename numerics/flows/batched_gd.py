@@ -4,7 +4,8 @@
 
 the naive scheme the papers ran and whose limit η → 0 is the flow of `numerics.flows`. The field is the one of
 `numerics.network` (`preactivations`, `pattern_residuals`, `neuron_rates`) evaluated with leading batch axes;
-a step costs one field evaluation. The paper A and B simulators and the engine "gd" step through `descend`.
+a step costs one field evaluation. The paper A and B simulators step through `descend`; the engine "gd"
+(`numerics.flows.engines.gd`) repeats `GDBatch.evaluate`'s arithmetic on one problem, on arrays it preallocates.
 
 `GDBatch` holds the data of the stack:
 

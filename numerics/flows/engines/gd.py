@@ -4,7 +4,8 @@
 
 θ_j(0) = λ (â_j, ŵ_j). The papers define the flow as the limit η → 0 of this scheme (A §2, B eq. 3, C §1.4); its
 loss curve converges to the flow's at first order in η (tests/test_engine_gd.py). Each step is one field evaluation of
-`numerics.network` through the batched core `numerics.flows.batched_gd` (one problem, no batch axes).
+`numerics.network`, the arithmetic of the batched core `numerics.flows.batched_gd` (`GDBatch.evaluate` on one problem,
+no batch axes) repeated operation by operation on preallocated arrays (Cost, below).
 
 * State: θ_j = e^{ρ_j} φ_j with ‖φ_j‖ = 1, as in engine "float64". Given the residuals the field is linear in θ_j,
   F_j(θ) = M_j θ_j, so the step is φ̃_j = φ_j + η M_j φ_j, ρ_j ← ρ_j + ln‖φ̃_j‖, φ_j ← φ̃_j/‖φ̃_j‖: the same GD
@@ -26,19 +27,39 @@ loss curve converges to the flow's at first order in η (tests/test_engine_gd.py
 * Sampling: linear between the two steps around a requested time (the loss, ln‖θ_j‖ = ρ_j, and (a, W) in raw
   coordinates). ln‖θ_j‖ is tracked at every step with the flow's own rate d ln‖θ_j‖/d(time) = T φ_jᵀ M_j φ_j at
   the step's state (so the loop's settling rule and cubic Hermite interpolation of the jump rule apply).
+* Cost (issue 22, item 4). A call of ``advance`` takes up to K GD steps (K ≤ MAX_SUBSTEPS, about HISTORY_BYTES of
+  history: 85 for n = 64, d = 16, m = 16) when the run has a horizon and sample times; otherwise one, since the loop
+  then records every step end (the trajectory without ``save_at``, the settling rule without a horizon). The steps
+  write into preallocated rows (state, field, residuals, pattern per step: no allocation, no check, no Python
+  object per step); the bookkeeping of a call is vectorized over its steps: losses, rates, failures (the first
+  θ_j = 0 or non-finite loss ends the call there and is reported by the next one, after the steps before it are
+  recorded), pattern changes, loss rises. Each step repeats the one-step form's operations on the same operands in
+  the same layouts, so the iterates, samples and statistics are the same to the last bit (checked against it on
+  drawn instances at λ = 1e-10 and 1e-1000). The loop sees one step per call: sampling interpolates inside the call
+  between the two GD steps around a time, and the jump rule uses `norm_interpolant` (the loop's cubic Hermite on
+  each GD step of the call): jump times agree to a few ulps. Plateau losses (`result.plateau_losses`) interpolate
+  between the loop's steps, hence between calls (their error is stats["plateau_interpolation"]). Measured by
+  ``python -m bench.bench_gd_step`` (ratio to a bare numpy GD step on the same network).
 """
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
 
-from ..batched_gd import GDBatch
 from ..engine import Domain, Engine, Stepper, View
 from ..registry import register
 
 DEFAULT_STEP = 1e-2  # t units: the order of the papers' own runs (A: 0.05, C: 0.05 and 0.01)
 LANDING = 1e-9  # a remaining time within this fraction of a step is covered by the (stretched) last step
+MAX_SUBSTEPS = 128  # GD steps per call of `advance` at most (module docstring, Cost) …
+HISTORY_BYTES = 512 << 10  # … and about this many bytes of history kept per call (states, fields, patterns)
+try:  # np.einsum without its Python layer (np.einsum calls it with the same arguments when optimize is off)
+    from numpy._core._multiarray_umath import c_einsum as _einsum
+except ImportError:  # numpy < 2
+    _einsum = np.einsum
+_vecdot = np.vecdot if hasattr(np, "vecdot") else (lambda W, D, out: np.einsum("...k,...k->...", W, D, out=out))
 
 
 class GDStepper(Stepper):
@@ -46,95 +67,241 @@ class GDStepper(Stepper):
 
     def __init__(self, problem, eta: float):
         self.problem, self.eta = problem, float(eta)
-        self.batch = GDBatch.shared(problem.inputs, problem.labels, convention=problem.convention)
+        X, y = np.asarray(problem.inputs, dtype=float), np.asarray(problem.labels, dtype=float)
         theta = np.concatenate([np.asarray(problem.init.a_hat, dtype=float)[:, None],
                                 np.asarray(problem.init.W_hat, dtype=float)], axis=1)
         norms = np.linalg.norm(theta, axis=1)
-        self.phi = theta / norms[:, None]  # (m, 1 + d): φ_j = (φ_a, φ_w), unit
-        self.rho = np.log(norms) - problem.log_inv_lambda  # ρ_j(0) = ln(λ ‖θ̂_j‖), any λ
+        (n, d), m = X.shape, theta.shape[0]
+        self.n, self.m = n, m
         self.T = problem.time_scale
         self.dt = self.eta / self.T  # one step in the problem's time unit
         self.G, self.eps = problem.gram(), float(np.finfo(float).eps)
+        conv = problem.convention
+        self.divisor = conv.width_divisor
+        num, den = conv.time_factor, conv.width_divisor * n
+        self.coef = num / den  # `network.neuron_rates`' coefficient, rounded as there
+        # substeps per call of `advance` (module docstring, Cost): 1 when the loop must see every GD step
+        batch = problem.horizon is not None and problem.save_at is not None
+        per_step = n * m + 8 * (2 * m * (1 + d) + n + 2 * m)  # bytes kept per substep: pattern, φ, field, r, ρ, sizes
+        self.K = max(1, min(MAX_SUBSTEPS, HISTORY_BYTES // per_step)) if batch else 1
+        K = self.K
+        # data as in `batched_gd` (one block, kept pre-activations): Xᵀ contiguous, X its (n, d) view
+        self.Xt = np.ascontiguousarray(X.T)
+        self.X, self.y = self.Xt.T, y
+        # per substep i = 0 … count of the current call (row 0: the state the call started from)
+        self.P = np.empty((K + 1, m, 1 + d))  # φ_i = (φ_a, φ_w), unit rows
+        self.R = np.empty((K + 1, m))  # ρ_i
+        self.F = np.empty((K + 1, m, 1 + d))  # (da, dW) at state i (the rates of φ: dφ_j/dt = M_j φ_j)
+        self.Res = np.empty((K + 1, n))  # residuals at state i
+        self.on = np.empty((K + 1, n, m), dtype=bool)  # pattern 1{⟨φ_w,j, x_i⟩ > 0} at state i
+        self.A = np.empty((m, n))  # the pattern of the last evaluation as numbers, (m, n) rows
+        self.size = np.empty((K + 1, m))  # ‖φ_i + h M φ_i‖ of step i
+        self.Z = np.empty((n, m))  # pre-activations of the last evaluation
+        # scalars as arrays of the operands' shape: the same products, without a scalar conversion per call
+        self.coef_m = np.full(m, self.coef)
+        self._ramp = np.arange(K + 1, dtype=float)
+        self.hT = np.full((m, 1 + d), self.dt * self.T)  # h·T of a full step (η/T·T, as the one-step form rounded it)
+        rXt = np.empty((d, n))
+        self._work = (np.empty((n, m)), np.empty(m), np.empty(m), rXt, rXt.T, np.empty((m, d)), np.empty(m), np.empty(m),
+                      np.empty((m, 1 + d)), np.empty(m))
+        # the views substep i reads and writes; step i − 1 → i reads row i − 1 (row 0 is never stepped into)
+        self._slots = [(self.P[i, :, 0], self.P[i, :, 1:], self.R[i], self.F[i, :, 0], self.F[i, :, 1:], self.Res[i],
+                        self.Res[i][:, None], self.on[i], self.P[i], self.F[i - 1] if i else None, self.P[i - 1] if i
+                        else None, self.R[i - 1] if i else None, self.size[i - 1] if i else None,
+                        self.size[i - 1][:, None] if i else None) for i in range(K + 1)]
+        self.P[0] = theta / norms[:, None]
+        self.R[0] = np.log(norms) - problem.log_inv_lambda  # ρ_j(0) = ln(λ ‖θ̂_j‖), any λ
+        with np.errstate(all="ignore"):
+            self._steps(0, 1, step=False)
+        self.times = [0.0]
+        self.count = 0  # substeps of the last call
         self.t = self.t_old = 0.0
         self.k = 0
-        self.field = self._evaluate(self.rho, self.phi)
         self.nfev = 1
         self.pattern_changes = self.flips = self.loss_rises = 0
-        self.now = {"t": 0.0, "loss": float(self.field.loss()), "rho": self.rho, "phi": self.phi}
-        self.before = self.now
+        self.rates = None
+        self.pending = None  # a failure met inside the last call, reported by the next one
+        with np.errstate(all="ignore"):
+            self._bookkeeping(0, np.add.reduce(self.Res[:1] * self.Res[:1], -1) / (2.0 * n))
         self._view = None
 
-    def _evaluate(self, rho, phi):
-        with np.errstate(over="ignore", invalid="ignore"):  # e^{2ρ} = inf where GD diverged: a non-finite loss
-            return self.batch.evaluate(phi[:, 0], phi[:, 1:], keep=True, output_scale=np.exp(2.0 * rho))
+    def _steps(self, first: int, count: int, last_h: float | None = None, step: bool = True) -> None:
+        """States first … first + count − 1, each reached by one GD step from the row before it (unless not ``step``:
+        the field at state ``first`` only), and the field there into F, Res, on, A and Z.
+
+        Step (h = η/T, or last_h for the last state): θ_j + h F_j(θ) = e^{ρ_j} (φ_j + h M_j φ_j), then
+        ρ_j ← ρ_j + ln‖·‖, φ_j ← ·/‖·‖ (module docstring). Field: the arithmetic of `GDBatch.evaluate` (one problem,
+        kept pre-activations) and of `network.neuron_rates`, operation by operation on reused arrays: the same numbers
+        to the last bit (each product and sum formed from the same operands, in the same order and layout)."""
+        Zp, e2, out_a, rXt, rX, D, dot, ca, S, tmp = self._work
+        Z, A, X, Xt, y, coef, hT, divisor = self.Z, self.A, self.X, self.Xt, self.y, self.coef_m, self.hT, self.divisor
+        act = A.T
+        mul, add, matmul, sqrt, log, div, exp = np.multiply, np.add, np.matmul, np.sqrt, np.log, np.divide, np.exp
+        last = first + count - 1
+        for i in range(first, first + count):
+            a, W, rho, da, dW, r, r_col, on, P, F_prev, P_prev, R_prev, size, size_col = self._slots[i]
+            if step:
+                if last_h is not None and i == last:
+                    hT = np.full(hT.shape, last_h * self.T)
+                mul(F_prev, hT, S)
+                add(P_prev, S, S)
+                _einsum("jk,jk->j", S, S, out=size)
+                sqrt(size, size)
+                log(size, tmp)
+                add(R_prev, tmp, rho)
+                div(S, size_col, P)
+            add(rho, rho, e2)  # 2ρ_j (exact)
+            exp(e2, e2)  # e^{2ρ_j} (inf where GD diverged: then a non-finite loss)
+            mul(a, e2, out_a)
+            matmul(X, W.T, Z)
+            np.greater(Z, 0, on)  # σ'(0) = 0
+            np.copyto(act, on)  # … as numbers
+            mul(Z, on, Zp)
+            matmul(Zp, out_a[:, None], r_col)
+            if divisor != 1:
+                div(r, divisor, r)
+            np.subtract(y, r, r)
+            mul(Xt, r, rXt)  # r_i x_i, written as (d, n): rX is its (n, d) view
+            matmul(A, rX, D)
+            _vecdot(W, D, dot)
+            mul(dot, coef, da)
+            mul(a, coef, ca)
+            mul(ca[:, None], D, dW)
+
+    def advance(self, t_stop):
+        if self.pending is not None:  # a failure met after the substeps the last call returned
+            failure, self.pending = self.pending, None
+            return failure
+        if t_stop - self.t <= 0:
+            return None
+        c = self.count
+        if c:  # the state the last call ended at becomes row 0
+            for buf in (self.P, self.R, self.F, self.Res, self.on):
+                buf[0] = buf[c]
+        # GD's own times k η/T (as the one-step form computed them), the last step shortened to land on t_stop
+        k0 = self.k
+        times = ((k0 + self._ramp) * self.dt).tolist()
+        times[0] = self.t
+        last_h, limit = None, self.dt * (1 + LANDING)
+        if t_stop - times[-2] <= limit:  # the first i with t_stop − t_i ≤ limit takes the landing step (times increase)
+            i = next(i for i, t in enumerate(times) if t_stop - t <= limit)
+            last_h = t_stop - times[i]
+            times = times[:i + 1] + [t_stop]
+        count = len(times) - 1
+        with np.errstate(all="ignore"):  # failures are read from the results below, as the one-step form read them
+            self._steps(1, count, last_h)
+            Res = self.Res[:count + 1]
+            loss = np.add.reduce(Res * Res, -1) / (2.0 * self.n)
+            ok = np.isfinite(loss[1:]) & (np.minimum.reduce(self.size[:count], 1) > 0)
+            failure, taken = (None, count) if ok.all() else self._failure(ok, k0)
+            if taken < count:
+                loss = loss[:taken + 1]
+            self._bookkeeping(taken, loss)
+        self.nfev += taken
+        self.count, self.k = taken, k0 + taken
+        self.times = times[:taken + 1]
+        self.t_old, self.t = self.times[0], self.times[-1]
+        self._view = None
+        if failure is not None and taken:
+            self.pending = failure  # the steps before it are recorded first
+            return None
+        return failure
+
+    def _failure(self, ok, k0: int) -> tuple:
+        """(message, steps kept) for the first failing step s of the last substeps: the state stays at s, the last
+        finite one, as the one-step form left it."""
+        s = int(np.flatnonzero(~ok)[0])
+        if not self.size[s].min() > 0:  # θ_j + η F_j = 0 exactly: a neuron at 0 never moves again (GD's fixed point)
+            j = int(np.flatnonzero(~(self.size[s] > 0))[0])
+            failure = f"neuron {j} reached θ_j = 0 at step {k0 + s + 1} (η = {self.eta:g})"
+        else:
+            self.nfev += 1  # the evaluation that overflowed
+            failure = (f"the state overflowed at step {k0 + s + 1} (η = {self.eta:g} in t units): GD is unstable at "
+                       "this step size (η must stay below 2/sharpness)")
+        self._steps(s, 1, step=False)  # the pre-activations of the kept state (the same numbers again)
+        return failure, s
+
+    def _bookkeeping(self, c: int, loss: np.ndarray) -> None:
+        """Loss, ln‖θ_j‖ rates and the statistics of substeps 0 … c, vectorized over the substeps."""
+        P, F, on = self.P[:c + 1], self.F[:c + 1], self.on
+        self.loss = loss
+        # d ln‖θ_j‖/dt = φ_jᵀ M_j φ_j (θ_j = e^{ρ_j} φ_j, ‖φ_j‖ = 1), times T per unit of the problem's time
+        self.rates = self.T * (P[:, :, 0] * F[:, :, 0] + np.add.reduce(P[:, :, 1:] * F[:, :, 1:], -1))
+        if c == 1:
+            changed = np.count_nonzero(on[1] != on[0])
+            self.pattern_changes += changed > 0
+            self.flips += changed
+            self.loss_rises += bool(loss[1] > loss[0])
+        elif c:
+            changed = np.add.reduce((on[1:c + 1] != on[:c]).reshape(c, -1), 1, dtype=np.intp)
+            self.pattern_changes += int(np.count_nonzero(changed))
+            self.flips += int(changed.sum())
+            self.loss_rises += int(np.count_nonzero(loss[1:] > loss[:-1]))
 
     def view(self) -> View:
         if self._view is None:
-            F, phi = self.field, self.phi
-            # d ln‖θ_j‖/dt = φ_jᵀ M_j φ_j (θ_j = e^{ρ_j} φ_j, ‖φ_j‖ = 1), times T per unit of the problem's time
-            rates = self.T * (phi[:, 0] * F.da + (phi[:, 1:] * F.dW).sum(1))
-            self._view = View(F.Z, F.r, np.sign(phi[:, 0]), self.now["loss"], self.rho.copy(), rates, phi[:, 0].copy())
+            c = self.count
+            a = self.P[c, :, 0]
+            self._view = View(self.Z.copy(), self.Res[c].copy(), np.sign(a), float(self.loss[c]), self.R[c].copy(),
+                              self.rates[c].copy(), a.copy())
         return self._view
 
-    def advance(self, t_stop):
-        remaining = t_stop - self.t
-        if remaining <= 0:
-            return None
-        land = remaining <= self.dt * (1 + LANDING)
-        h = remaining if land else self.dt
-        F = self.field
-        # θ_j + η F_j(θ) = e^{ρ_j} (φ_j + η M_j φ_j): the GD step of `numerics.flows.batched_gd`, in log-scale form
-        step = self.phi + (h * self.T) * np.concatenate([F.da[:, None], F.dW], axis=1)
-        size = np.sqrt(np.einsum("jk,jk->j", step, step))
-        if not size.min() > 0:  # θ_j + η F_j = 0 exactly: a neuron at 0 never moves again (GD's own fixed point)
-            return f"neuron {int(np.flatnonzero(~(size > 0))[0])} reached θ_j = 0 at step {self.k + 1} (η = {self.eta:g})"
-        rho, phi = self.rho + np.log(size), step / size[:, None]
-        field = self._evaluate(rho, phi)
-        self.nfev += 1
-        with np.errstate(over="ignore", invalid="ignore"):
-            loss = float(field.loss())
-        if not math.isfinite(loss):  # the state was kept: the last finite one
-            return (f"the state overflowed at step {self.k + 1} (η = {self.eta:g} in t units): GD is unstable at this "
-                    "step size (η must stay below 2/sharpness)")
-        self.before, self.t_old = self.now, self.t
-        self.rho, self.phi, self.field, self._view = rho, phi, field, None
-        self.k += 1
-        self.t = t_stop if land else self.k * self.dt
-        changed = int(np.count_nonzero((field.Z > 0) != (F.Z > 0)))
-        self.pattern_changes += changed > 0
-        self.flips += changed
-        self.now = {"t": self.t, "loss": loss, "rho": rho, "phi": phi}  # fresh arrays: never modified in place
-        self.loss_rises += loss > self.before["loss"]
-        return None
-
-    def _raw(self, state) -> np.ndarray:
-        """θ = e^{ρ} φ in raw coordinates (m, 1 + d); neurons below float64's range underflow to 0."""
-        return np.exp(state["rho"])[:, None] * state["phi"]
+    def _raw(self, i: int) -> np.ndarray:
+        """θ = e^{ρ} φ at substep i in raw coordinates (m, 1 + d); neurons below float64's range underflow to 0."""
+        return np.exp(self.R[i])[:, None] * self.P[i]
 
     def sample(self, t, params: bool):
-        t0, t1 = self.before["t"], self.now["t"]
+        """Linear between the two GD steps around t (of the last call's substeps)."""
+        c, times = self.count, self.times
+        i1 = bisect.bisect_left(times, float(t), 1, c) if c else 0
+        i0 = max(i1 - 1, 0)
+        t0, t1 = times[i0], times[i1]
         x = 1.0 if t1 == t0 else (float(t) - t0) / (t1 - t0)
-        loss = (1 - x) * self.before["loss"] + x * self.now["loss"]
-        log_norms = (1 - x) * self.before["rho"] + x * self.now["rho"]
+        loss = float((1 - x) * self.loss[i0] + x * self.loss[i1])
+        log_norms = (1 - x) * self.R[i0] + x * self.R[i1]
         if not params:
             return loss, log_norms, None, None
-        theta = self._raw(self.now) if x == 1.0 else (1 - x) * self._raw(self.before) + x * self._raw(self.now)
+        theta = self._raw(i1) if x == 1.0 else (1 - x) * self._raw(i0) + x * self._raw(i1)
         return loss, log_norms, theta[:, 0].copy(), theta[:, 1:].copy()
 
+    def norm_interpolant(self):
+        """Over a call of several substeps: the loop's cubic Hermite of ln‖θ_j‖ on each GD step inside it (the same
+        values and rates the loop reads at a step end), so that jump times are those of the step-by-step track."""
+        c = self.count
+        if c <= 1:
+            return None
+        return _PiecewiseHermite(list(self.times), self.R[:c + 1].copy(), self.rates.copy())
+
     def final(self):
-        theta = self._raw(self.now)
+        theta = self._raw(self.count)
         return theta[:, 0].copy(), theta[:, 1:].copy()
 
     def stats(self) -> dict:
         return {"nfev": self.nfev, "gd_steps": self.k, "pattern_changes": self.pattern_changes,
                 "component_flips": self.flips, "loss_rises": self.loss_rises, "step_t": self.eta,
-                "step": self.dt}
+                "step": self.dt, "gd_steps_per_loop_step": self.K}
 
     # a fixed-step scheme detects no events: the loop never calls these (detects_events = False)
     def snap(self, kink):
         raise NotImplementedError("engine 'gd' detects no events: the pattern is re-read from signs at each step")
 
     restart = watched = truncate = snap
+
+
+class _PiecewiseHermite:
+    """(t, j) -> ln‖θ_j(t)‖ on the GD steps of one call: `NormTrack.value_at`'s cubic Hermite on the step holding t."""
+
+    def __init__(self, times: list, values: np.ndarray, slopes: np.ndarray):
+        self.times, self.values, self.slopes = times, values, slopes
+
+    def __call__(self, t, j: int):
+        k = min(max(bisect.bisect_left(self.times, t), 1), len(self.times) - 1)
+        t0, t1 = self.times[k - 1], self.times[k]
+        v0, v1 = self.values[k - 1][j], self.values[k][j]
+        h = t1 - t0
+        x = (t - t0) / h
+        d0, d1 = self.slopes[k - 1][j] * h, self.slopes[k][j] * h
+        return (v0 * (1 + 2 * x) * (1 - x) ** 2 + d0 * x * (1 - x) ** 2 + v1 * x * x * (3 - 2 * x) - d1 * x * x * (1 - x))
 
 
 def _refuse(problem, options):
