@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import mpmath
-
 from .errors import RelucheckInputError
+
+# mpmath is imported where λ is first read, not with this module: `numerics.flows` imports it through `FlowProblem`, and
+# commands that never read a λ (`relucheck engines`, `relucheck flow --help`) need not pay for mpmath (issue 22, item 6)
 
 FLOAT64_SMALLEST_SAFE = 1e-150  # λ² (the size of a_j w_j at init) stays a normal float64 above this
 
@@ -22,6 +23,8 @@ class InitScale:
     text: str
 
     def __post_init__(self):
+        import mpmath
+
         try:
             value = mpmath.mpf(self.text)
         except (ValueError, TypeError) as exc:
@@ -37,18 +40,24 @@ class InitScale:
             raise RelucheckInputError(f"initialization scale λ must be finite and > 0, got λ = {lam!r}")
         return cls(repr(lam) if isinstance(lam, float) else str(lam))
 
-    def mpf(self) -> mpmath.mpf:
+    def mpf(self) -> "mpmath.mpf":  # noqa: F821 (mpmath is imported in the body)
         """λ at the current mpmath precision."""
+        import mpmath
+
         return mpmath.mpf(self.text)
 
     @property
     def log_inv(self) -> float:
         """L_λ = ln(1/λ) as a float64 (finite for every representable decimal λ)."""
+        import mpmath
+
         with mpmath.workdps(30):
             return float(-mpmath.log(mpmath.mpf(self.text)))
 
     def as_float(self, smallest: float = FLOAT64_SMALLEST_SAFE) -> float:
         """λ as a float64; refuses λ below `smallest` instead of returning a silently wrong 0."""
+        import mpmath
+
         value = float(mpmath.mpf(self.text))
         if value < smallest:
             raise RelucheckInputError(
