@@ -130,7 +130,11 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
     pattern = Pattern(act, slide)
     if not kink.any():
         return pattern
-    G_abs = np.abs(np.array(G, dtype=float))
+    G_abs = cache.get("G_abs") if cache is not None else None
+    if G_abs is None:  # (n² numbers: kept by the caller for its run's G)
+        G_abs = np.abs(np.array(G, dtype=float))
+        if cache is not None:
+            cache["G_abs"] = G_abs
     # per datum once (the same numbers `tie_tolerance` and the error floor give row by row)
     rounding_all = tie_tolerance(G_abs, r, eps=eps, label_scale=label_scale, n=n, m=m)
     error_all = None if r_error is None else G_abs @ np.array([float(v) for v in r_error])
@@ -165,6 +169,7 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
             if key is not None:
                 if len(cache) > 4096:
                     cache.clear()
+                    cache["G_abs"] = G_abs
                 cache[key] = P
         pattern.projections[int(j)] = (S, A, P)
     return pattern

@@ -29,8 +29,6 @@ Integrator: scipy's DOP853 stepped one step at a time (rtol 1e-10, atol 1e-12 by
 """
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from ...network import neuron_rates, pattern_residuals
@@ -62,6 +60,26 @@ MAX_RTOL = 1e-4
 _MAX_RTOL_REASON = (f"above {MAX_RTOL:g} the error on the residuals ({STIFF_NOISE:g}·rtol of the labels) is ≥ 10 % of "
                     "the labels: sign decisions cannot be resolved, and a rerun 100 times tighter may take the same wrong "
                     "branch (docs/engines.md)")
+
+
+class _Restricted:
+    """DOP853's dense output (scipy's `Dop853DenseOutput`) restricted to the state's coordinates ``idx``: y_old + Σ_k
+    c_k(x) F_k with x = (t − t_old)/h and c_k the products of x and 1 − x that scipy's nested form multiplies (its
+    `_call_impl`), computed once per t as 7 scalars, so that the event search costs one small product per time."""
+
+    def __init__(self, dense, idx):
+        self.t_old, self.h = dense.t_old, dense.h
+        self.F, self.y_old = dense.F[:, idx], dense.y_old[idx]
+
+    def __call__(self, t):
+        x = (t - self.t_old) / self.h
+        k = len(self.F)
+        c = [0.0] * k
+        p = 1.0
+        for i in range(k - 1, -1, -1):  # scipy: for i, f in enumerate(reversed(F)): y += f; y *= x or 1 − x
+            p *= x if i % 2 == 0 else 1.0 - x
+            c[k - 1 - i] = p
+        return self.y_old + np.array(c) @ self.F
 
 
 class _Basis:
@@ -142,11 +160,11 @@ class LogScaleStepper(Stepper):
         if self.balanced:
             psi = y[m:].reshape(m, self.basis.dim)
             with np.errstate(over="ignore", invalid="ignore"):  # only a rejected trial stage overflows; the loop
-                norm = np.linalg.norm(psi, axis=1)              # turns a non-finite accepted state into SOLVER_FAILED
+                norm = np.sqrt(np.einsum("ij,ij->i", psi, psi))  # turns a non-finite accepted state into SOLVER_FAILED
             return y[:m], self.half_signs, psi * (1.0 / (np.sqrt(2.0) * norm))[:, None]
         Phi = y[m:].reshape(m, 1 + self.basis.dim)
         with np.errstate(over="ignore", invalid="ignore"):
-            inv = 1.0 / np.linalg.norm(Phi, axis=1)
+            inv = 1.0 / np.sqrt(np.einsum("ij,ij->i", Phi, Phi))
         return y[:m], Phi[:, 0] * inv, Phi[:, 1:] * inv[:, None]
 
     def _split(self, y):
@@ -191,22 +209,20 @@ class LogScaleStepper(Stepper):
         self.nfev += 1
         _, _, _, g, ua, uw, (phi_a, phi_w) = self._rates(y, self.pattern)
         out = np.empty_like(y)
-        out[:self.m] = g
+        T = self.T
+        np.multiply(g, T, out=out[:self.m])
         k = uw.shape[1]
+        # (each part written once: the −g φ_w term into the output, then the data's u_w added where they touch)
         if self.balanced:  # dψ/ds = √2 dφ_w/ds = T(√2 u_w − g ψ̂); dφ_a/ds = T(u_a − 2φ_a² u_a) = 0 exactly
+            scale = np.sqrt(2.0) * T
             dpsi = out[self.m:].reshape(self.m, self.basis.dim)
-            dpsi[:, :k] = uw
-            dpsi[:, k:] = 0.0
-            dpsi -= g[:, None] * phi_w
-            out[self.m:] *= np.sqrt(2.0)
-            out *= self.T
+            np.multiply(phi_w, (-scale * g)[:, None], out=dpsi)
+            dpsi[:, :k] += scale * uw
             return out
         dPhi = out[self.m:].reshape(self.m, 1 + self.basis.dim)
-        dPhi[:, 0] = ua - g * phi_a
-        dPhi[:, 1:1 + k] = uw
-        dPhi[:, 1 + k:] = 0.0  # the complement coordinate of the data basis is never pushed
-        dPhi[:, 1:] -= g[:, None] * phi_w
-        out *= self.T
+        dPhi[:, 0] = T * (ua - g * phi_a)
+        np.multiply(phi_w, (-T * g)[:, None], out=dPhi[:, 1:])  # the complement coordinate: only this term
+        dPhi[:, 1:1 + k] += T * uw
         return out
 
     def view(self) -> View:
@@ -310,10 +326,8 @@ class LogScaleStepper(Stepper):
         sign = np.where(watch.codes == 0, 1.0, -1.0)  # DEACTIVATE watches z, ACTIVATE watches −z
         if self.balanced:
             sign = sign / np.sqrt(2.0)  # z = ⟨ψ_j, x_i⟩/√2 relative to ‖θ_j‖
-        part = copy.copy(dense)
         if self.basis.identity:
-            idx = self.m + watch.neurons * width + start + watch.data  # φ_j,w's coordinate on x_i
-            part.F, part.y_old = dense.F[:, idx], dense.y_old[idx]
+            part = _Restricted(dense, self.m + watch.neurons * width + start + watch.data)  # φ_j,w's coordinate on x_i
             return lambda t: sign * part(t)
         # each neuron's φ_j,w once (at most the state's size), then ⟨φ_j,w, x_i⟩ per row: row by row while k·d is
         # small, else as X Φᵀ (n × neurons): a (k, d) gather per row (7 copies in the dense output) took 7.7 GB for
@@ -321,7 +335,7 @@ class LogScaleStepper(Stepper):
         neurons, col = np.unique(watch.neurons, return_inverse=True)
         dim = self.basis.dim
         idx = ((self.m + neurons * width + start)[:, None] + np.arange(dim)[None, :]).ravel()
-        part.F, part.y_old = dense.F[:, idx], dense.y_old[idx]
+        part = _Restricted(dense, idx)
         X, data = self.basis.X, watch.data
         if len(watch) * dim <= GATHER_LIMIT:
             rows = X[data]
@@ -368,8 +382,7 @@ class LogScaleStepper(Stepper):
         if not moving.any():
             return None
         dense = self._dense()
-        part = copy.copy(dense)
-        part.F, part.y_old = dense.F[:, :self.m].copy(), dense.y_old[:self.m].copy()
+        part = _Restricted(dense, np.arange(self.m))
         return lambda t, j: part(t)[j]
 
     def final(self):
