@@ -22,15 +22,10 @@ from __future__ import annotations
 import contextlib
 import time
 
-import mpmath
 import numpy as np
 
 from ...errors import RelucheckInputError
-from ...mp_arrays import check_precision, flint_precision, required_digits, to_arb, to_mp
 from ...network import pattern_residuals
-from ...precision_guard import guarded
-from ...taylor import (ArbStep, LimbOverflow, TaylorProblem, fixed_format, horner, initial_time_unit, limb_kernel_refusal,
-                       limb_step, neuron_sizes)
 from ..engine import Domain, Engine, Stepper, View, poll
 from .logscale import BALANCED_TOLERANCE
 from ..events import KINDS, EventKind
@@ -41,6 +36,24 @@ from ..result import Status
 
 DEFAULT_DIGITS = 30
 KERNELS = ("auto", "arb", "limbs")
+
+
+def _load() -> None:
+    """Import mpmath, python-flint (`numerics.mp_arrays`) and the Taylor kernel (`numerics.taylor`) into this module's
+    names, once. Called by the engine's entry points (`_refuse`, `TaylorEngine.start`, `tolerances`, `review`,
+    `guard_tolerance`): registering the engine does not load them, so `relucheck engines` needs neither (issue 22,
+    item 6)."""
+    global mpmath, check_precision, flint_precision, required_digits, to_arb, to_mp, guarded
+    global ArbStep, LimbOverflow, TaylorProblem, fixed_format, horner, initial_time_unit, limb_kernel_refusal, limb_step
+    global neuron_sizes
+    if "neuron_sizes" in globals():
+        return
+    import mpmath
+
+    from ...mp_arrays import check_precision, flint_precision, required_digits, to_arb, to_mp
+    from ...precision_guard import guarded
+    from ...taylor import (ArbStep, LimbOverflow, TaylorProblem, fixed_format, horner, initial_time_unit,
+                           limb_kernel_refusal, limb_step, neuron_sizes)
 
 
 def _arb_effective(pattern: Pattern):
@@ -328,6 +341,7 @@ def _floats(arr):
 
 
 def _refuse(problem, options):
+    _load()
     digits = options.get("digits", DEFAULT_DIGITS)
     try:
         check_precision(digits)
@@ -375,10 +389,12 @@ class TaylorEngine(Engine):
 
     def start(self, problem, *, digits: int = DEFAULT_DIGITS, order: int | None = None, kernel: str = "auto",
               guard: bool = False, exact_samples: bool = False) -> TaylorStepper:
+        _load()
         return TaylorStepper(problem, digits=digits, order=order, kernel=kernel, exact_samples=exact_samples)
 
     def tolerances(self, problem, *, digits: int = DEFAULT_DIGITS, order: int | None = None, kernel: str = "auto",
                    guard: bool = False, exact_samples: bool = False):
+        _load()
         out = {"method": f"Taylor order {order or max(12, 2 * digits)}, Jorba–Zou step", "step_tolerance": f"1e-{digits}",
                "kink": f"|z_ij| ≤ 64·1e-{digits}·‖x_i‖ relative to ‖θ_j‖"}
         if guard:
@@ -389,6 +405,7 @@ class TaylorEngine(Engine):
         """Exact jump times into the stats; with ``guard`` the rerun at twice the digits (module docstring), which also
         gives every answer its error bound (`numerics.flows.vouch`). Without it the bounds are the accuracy the digits
         promise (``guard_tolerance``), not checked by a rerun (``errors["vouched"]`` False)."""
+        _load()
         digits = options.get("digits", DEFAULT_DIGITS)
         _exact_jumps(result, digits)
         tol = guard_tolerance(problem, digits)
@@ -436,6 +453,7 @@ def _exact_jumps(result, digits: int):
 
 def guard_tolerance(problem, digits: int) -> float:
     """10^-(digits − log10 ln(1/λ) − 5): the accuracy `numerics.mp_arrays.required_digits` promises at ``digits``."""
+    _load()
     return 10.0 ** -(digits - required_digits(problem.log_inv_lambda, 0))
 
 
