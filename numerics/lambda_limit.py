@@ -11,15 +11,16 @@ Method (docs/limit.md):
    `DEFAULT_LADDER` = 10², 3·10², 10³, 3·10³); λ is passed as a decimal string (`lam_of`), so L ≫ 709 is fine.
 2. *Matching.* Jumps are matched across the ladder by position: jump k must be the same neuron with the same fitted
    data at every L. From the first position where they differ (the order or the set of events changes with λ) the
-   jumps, and the plateaus after them, are inconclusive.
+   jumps, and the plateaus after them, are inconclusive. Two jumps whose limits agree within their error bars
+   coincide in the limit (a tie, which C Assumption 4(ii) excludes): the plateau between them is inconclusive.
 3. *Error law.* In x = 1/L, τ_k(λ) = τ_k* + C_k x + D_k x² + O(x³) (C's first-order correction: spec C §2.6,
    `theory.first_jump` for C_1, measured C_k/ln(1/λ) on orthonormal data in docs/paper_c_flow.md); plateau losses
    likewise (on orthonormal data they differ from the limit by powers λ^c, exponentially small in L).
 4. *Extrapolants.* Richardson of order 1 (a line through two adjacent rungs) and order 2 (a parabola through
    three), on the finest sub-ladder and the next coarser one, and least-squares fits of degrees 1 and 2 on all
    rungs (`numpy.polynomial.polynomial.polyfit`), and the model a + b x + c x ln(1/x) on the finest three and on
-   all rungs (a term ln ln(1/λ)/ln(1/λ) outside the assumed law: synthetic data with such a term otherwise got bars
-   1.1× too small, docs/limit.md). The estimate is order 2 on the finest three rungs. (Choosing the coarser
+   all rungs (a term ln ln(1/λ)/ln(1/λ) outside the assumed law, whose distance widens the bar when such a term
+   is there). The estimate is order 2 on the finest three rungs. (Choosing the coarser
    three when their bar is smaller was tried and dropped: noise on the finest rung can hide the coarser
    estimate's truncation error, measured on synthetic data.)
 5. *Error bar.* `SPREAD_SAFETY` (2) times the largest distance of the extrapolants from the estimate, plus the engines' own error
@@ -51,7 +52,8 @@ DEFAULT_LADDER = (100.0, 300.0, 1000.0, 3000.0)  # ln(1/λ); ratio ≈ 3 between
 MIN_RUNGS = 4  # order 2 on the finest three and on the next coarser three: the settling test needs both
 SETTLE_FACTOR = 2.0  # the law predicts a shrink ≈ x_finest/x_third (1/9 to 1/11 on the default ladder): ask for 2
 SPREAD_SAFETY = 2.0  # the spread of the extrapolants times 2: it measures the neglected terms only to their order
-# (synthetic laws mixing x², x³ and x ln(1/x) terms gave errors up to 1.03× the bare spread; tests/test_limit.py)
+# (20 000 synthetic laws mixing x², x³, x ln(1/x) and e^{−cL} terms: 10 of 15 530 concluded ones missed with the bare
+# spread, 2 with twice it; docs/limit.md)
 ENGINE_NOISE = 4.0  # disagreements within 4× the propagated engine error are engine noise, not a failure to settle
 
 
@@ -278,6 +280,11 @@ def _extrapolated(runs, rungs, ladder, wall) -> LimitResult:
     for i in range(k + 1):  # plateau i lies between jumps i and i + 1: defined at every rung up to the k-th
         if i == k and why:
             plateaus.append(Estimate("inconclusive", f"the plateau after jump {k} ends where the ladder's jumps differ: {why}"))
+            continue
+        if 0 < i < k and jumps[i - 1].ok and jumps[i].ok and \
+                abs(jumps[i].value - jumps[i - 1].value) <= jumps[i].error + jumps[i - 1].error:
+            plateaus.append(Estimate("inconclusive", f"jumps {i} and {i + 1} coincide in the limit (within their "
+                                     "error bars): no plateau between them (a tie, as C Assumption 4(ii) excludes)"))
             continue
         plateaus.append(extrapolate(ladder, [r.plateaus[i] for r in runs], [_err(r, "plateaus", i) for r in runs]))
     bad = [q for q in jumps + plateaus if not q.ok]
