@@ -87,8 +87,9 @@ def loss_agreement(flow_points: list, gd_losses: list, tol: float = LOSS_TOL) ->
         return Agreement(False, float("inf"), "no comparison points")
     diffs = np.abs(np.asarray(flow_points, dtype=float) - np.asarray(gd_losses, dtype=float))
     worst = float(np.max(diffs)) if np.all(np.isfinite(diffs)) else float("inf")
+    where = int(np.argmax(np.where(np.isfinite(diffs), diffs, np.inf)))
     return Agreement(worst <= tol, worst, f"{len(flow_points)} points (plateaus and end), max |Δloss| = {worst:.2e} "
-                                          f"({'≤' if worst <= tol else '>'} {tol:g})")
+                                          f"({'≤' if worst <= tol else '>'} {tol:g}) at point {where + 1}")
 
 
 def spread(values) -> str:
