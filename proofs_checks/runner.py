@@ -58,6 +58,20 @@ from .result import CheckResult, Outcome, Status, versions
 DEFAULT_TIME_LIMIT = 600.0
 FULL_SUITE_TIME_LIMIT = 3600.0
 
+# Where a run's tasks start on a pool (issue 22, item 5): the longest first, so that the longest check is not the last
+# to start (longest-processing-time-first). The costs are the CPU seconds of the default suite's longest checks, one
+# after another in one process (2-core machine shared with other jobs, 2026-11-26, after the B.remC2 speed-up); the
+# other checks (each ≤ 1.4 s there) and plugins' checks count as 0 and keep their id order after these. A stale cost only
+# changes which check starts when: the records, and their order in the results, do not depend on it.
+EXPECTED_SECONDS = {
+    "B.remC2.float64_vs_mpmath_general_data": 17.5,
+    "B.prop2.paper_closed_form": 4.5,
+    "A.corD.1.tail": 4.1,
+    "B.prop2.corrected_closed_form": 2.6,
+    "C.def1.gd_limit_general_data": 2.4,
+    "C.hyp1.exponent_tracking": 1.7,
+}
+
 
 def time_limit_of(chk: Check, check_timeout: float | None = None) -> float:
     """The time limit (s) of each of the check's records: ``check_timeout`` (``--check-timeout``) if given, else
@@ -181,6 +195,12 @@ class Progress:
         self.stream.flush()
 
 
+def start_order(checks: list[Check]) -> list[int]:
+    """The order in which a pool starts the checks' tasks: by `EXPECTED_SECONDS`, longest first, ties (every check
+    without a cost) in the given order."""
+    return sorted(range(len(checks)), key=lambda k: -EXPECTED_SECONDS.get(checks[k].id, 0.0))
+
+
 def record_ids(checks: list[Check], mutate: bool) -> list[str]:
     """The ids of the records a run produces, in run order: each check, then its mutant with ``mutate``."""
     return [rid for chk in checks for rid in ([chk.id, chk.id + ".mutant"] if mutate else [chk.id])]
@@ -234,7 +254,7 @@ def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, prog
     Records whose id is in ``skip`` (e.g. already in a journal) are not run. ``on_record`` receives each
     record as soon as it is computed (the run journal appends it to disk there), in the order they finish.
     ``executor`` (`numerics.executor`; serial by default) runs one task per check: a check and its mutant run
-    in the same task. Other executors than serial look checks up by id in their workers, which first load
+    in the same task; a pool starts them longest first (`start_order`). Other executors than serial look checks up by id in their workers, which first load
     ``plugins`` (the ``--checks`` specs). ``check_timeout`` replaces every record's default time limit
     (`time_limit_of`); on the process pool, a task (a check and its mutant) whose worker is still running past
     the sum of its records' limits plus `numerics.process_pool.GRACE` is killed and its records are ERRORs.
@@ -253,11 +273,13 @@ def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, prog
         finished = ((k, _records_of_check(chk, seed, which, check_timeout)) for k, (chk, which) in enumerate(work))
     else:
         by_id = {chk.id: chk for chk, _ in work}
-        finished = executor.map_unordered(
-            check_task, [(chk.id, seed, which, tuple(plugins), check_timeout) for chk, which in work],
+        order = start_order([chk for chk, _ in work])  # longest first; results by k, the check order, as serially
+        started = executor.map_unordered(
+            check_task, [(work[k][0].id, seed, work[k][1], tuple(plugins), check_timeout) for k in order],
             prepare=functools.partial(prepare_worker, tuple(plugins)),
             limit=lambda task: len(task[2]) * time_limit_of(by_id[task[0]], check_timeout),
             on_lost=functools.partial(_lost_task, by_id))
+        finished = ((order[q], records) for q, records in started)
     by_task = {}
     for k, records in finished:
         by_task[k] = records
