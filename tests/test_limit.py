@@ -208,6 +208,14 @@ def test_limit_bad_input_exits_2(tmp_path, capsys, argv, needle):
     assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) <= 3
 
 
+def test_limit_spent_budget_exits_3(tmp_path, capsys):
+    path = tmp_path / "golden.json"
+    golden_instance().save(path)
+    assert main(["limit", str(path), "--budget", "0.05"]) == 3
+    captured = capsys.readouterr()
+    assert "status: budget" in captured.out and "inconclusive" in captured.err
+
+
 def test_limit_missing_file_exits_2(tmp_path, capsys):
     assert main(["limit", str(tmp_path / "none.json")]) == 2
     assert "none.json" in capsys.readouterr().err

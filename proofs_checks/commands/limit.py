@@ -63,8 +63,15 @@ def _progress(L, seconds, run) -> None:
 
 
 def _print_human(result, alg1) -> None:
+    from relucheck.numerics.lambda_limit import LimitStatus
+
     from ..report import fmt_number
 
+    if result.status in (LimitStatus.BUDGET, LimitStatus.FLOW_FAILED):
+        print(f"status: {result.status.name.lower()} — {result.message}")
+        for r in result.ladder:
+            print(f"  ln(1/λ) = {fmt_number(r['log_inv_lambda'], 6)}: {r['status']}, {fmt_number(r['wall_seconds'], 3)} s")
+        return
     print(f"λ → 0 limit by extrapolation in x = 1/ln(1/λ) over ln(1/λ) = "
           f"{', '.join(fmt_number(r['log_inv_lambda'], 6) for r in result.ladder)}; τ = t / ln(1/λ); 0-based data")
     print(f"status: {result.status.name.lower()} — {result.message}")
