@@ -259,11 +259,12 @@ def limit_of(problem_of, ladder=DEFAULT_LADDER, *, engine: str = "float64", budg
                                f"{run.status.name.lower()}: {run.message}", [], [], rungs,
                                {"wall_seconds": time.perf_counter() - started})
         runs.append(run)
-    return _extrapolated(runs, rungs, ladder, time.perf_counter() - started)
+    return _extrapolated(runs, rungs, time.perf_counter() - started)
 
 
-def _extrapolated(runs, rungs, ladder, wall) -> LimitResult:
-    """Steps 2–6 on the ladder's flows."""
+def _extrapolated(runs, rungs, wall) -> LimitResult:
+    """Steps 2–6 on the ladder's flows (at each flow's own ln(1/λ), of its 20-digit λ)."""
+    ladder = [r.log_inv_lambda for r in runs]
     k, why = _matched(runs)
     jumps = []
     for i in range(k):
