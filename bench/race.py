@@ -153,9 +153,14 @@ def _step_setup(inst, flow, lam: str, say):
     points = comparison_points([jp.tau for jp in flow.jumps], flow.end, L)
     ref = [float(v) for v in np.interp(points, flow.trajectory.tau, flow.trajectory.loss)]
     eta, _, tried = race_gd.choose_step(inst, lam, L, flow.end, points, ref)
+    confirm = ""
+    if eta:  # GD converges to the flow at first order: the chosen step's agreement is no accident if η/2 agrees too
+        half, _ = race_gd.run(inst, lam, L, eta / 2, flow.end)
+        confirm = f"; at η/2: {loss_agreement(ref, race_gd.losses_at(half, eta / 2, L, points)).line()}"
     say(f"    λ = {lam}: the flow ends {flow.status.name} at τ = {flow.end:.4g}, {len(flow.jumps)} jumps, "
-        f"{len(points)} comparison points; GD steps tried (η, max |Δloss|): "
-        + ", ".join(f"({e:.3g}, {v:.1e})" for e, v in tried) + (f"; chosen η = {eta:.4g}" if eta else "; NO step agrees"))
+        f"{len(points)} comparison points (τ = {', '.join(f'{p:.4g}' for p in points)}); GD steps tried (η, max |Δloss|): "
+        + ", ".join(f"({e:.3g}, {v:.1e})" for e, v in tried) + (f"; chosen η = {eta:.4g}" if eta else "; NO step agrees")
+        + confirm)
     return (L, points, ref, eta) if eta else None
 
 
