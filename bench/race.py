@@ -236,12 +236,22 @@ def general_race(cfg: Config, seed: int, say) -> dict:
     return out
 
 
-def header(rounds: int, quick: bool) -> str:
+def _git(*args: str) -> str:
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10,
-                                cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
-    except OSError:
-        commit = "unknown"
+        return subprocess.run(["git", *args], capture_output=True, text=True, timeout=10,
+                              cwd=os.path.dirname(os.path.abspath(__file__))).stdout.rstrip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def header(rounds: int, quick: bool) -> str:
+    """What was measured: the commit, and the tracked files of the working tree that differ from it (the bench
+    measures the code it imports, committed or not)."""
+    commit = _git("rev-parse", "--short", "HEAD") or "unknown"
+    changed = [line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()
+               if line[3:].endswith(".py") and not line[3:].startswith("tests/")]
+    if changed:
+        commit += f" with uncommitted changes to {', '.join(changed)}"
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return (f"bench.race{' --quick' if quick else ''}: commit {commit}, {now}, {rounds} round(s), OPENBLAS_NUM_THREADS="
             f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, {os.cpu_count()} CPUs, load average "
