@@ -130,13 +130,14 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
     pattern = Pattern(act, slide)
     if not kink.any():
         return pattern
-    G_abs = cache.get("G_abs") if cache is not None else None
+    G_abs, sums = cache.get("G_abs", (None, None)) if cache is not None else (None, None)
     if G_abs is None:  # (n² numbers: kept by the caller for its run's G)
         G_abs = np.abs(np.array(G, dtype=float))
+        sums = G_abs.sum(axis=-1)
         if cache is not None:
-            cache["G_abs"] = G_abs
+            cache["G_abs"] = G_abs, sums
     # per datum once (the same numbers `tie_tolerance` and the error floor give row by row)
-    rounding_all = tie_tolerance(G_abs, r, eps=eps, label_scale=label_scale, n=n, m=m)
+    rounding_all = tie_tolerance(None, r, eps=eps, label_scale=label_scale, n=n, m=m, sums=sums)
     error_all = None if r_error is None else G_abs @ np.array([float(v) for v in r_error])
     crossed = crossed or {}
     for j in np.flatnonzero(kink.any(axis=0)):
@@ -169,19 +170,20 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
             if key is not None:
                 if len(cache) > 4096:
                     cache.clear()
-                    cache["G_abs"] = G_abs
+                    cache["G_abs"] = G_abs, sums
                 cache[key] = P
         pattern.projections[int(j)] = (S, A, P)
     return pattern
 
 
-def tie_tolerance(G_abs_rows, r, *, eps: float, label_scale: float, n: int, m: int):
-    """Rounding floor of the pushes w_k = Σ_l G_kl V_l (module docstring): 4(n + m) ε Σ_l |G_kl| max(‖r‖_∞, ‖y‖_∞)."""
+def tie_tolerance(G_abs_rows, r, *, eps: float, label_scale: float, n: int, m: int, sums=None):
+    """Rounding floor of the pushes w_k = Σ_l G_kl V_l (module docstring): 4(n + m) ε Σ_l |G_kl| max(‖r‖_∞, ‖y‖_∞).
+    ``sums``: the row sums Σ_l |G_kl| when the caller has them (then G_abs_rows is not read)."""
     if isinstance(r, np.ndarray) and r.dtype != object:  # float64: the same maximum without a Python pass
         R = max(float(np.abs(r).max(initial=0.0)), label_scale)
     else:
         R = max(max((abs(float(v)) for v in r), default=0.0), label_scale)
-    return 4 * (n + m) * eps * G_abs_rows.sum(axis=-1) * R
+    return 4 * (n + m) * eps * (G_abs_rows.sum(axis=-1) if sums is None else sums) * R
 
 
 def crossing_push(G, V, s, i: int, j: int):

@@ -150,21 +150,23 @@ class LogScaleStepper(Stepper):
         self.last_h = None
         self.nfev = 0
         self.dense_outputs = 0
-        self._last = (None, None, None)
+        self._last = self._view = (None, None, None)
         self._on_kinks = {}
 
     # state ------------------------------------------------------------------------------------------------
     def _parts(self, y):
         """(ρ, φ_a, φ_w) with φ_j = (φ_j,a, φ_j,w) read on the unit sphere; balanced problems: (s_j, ψ_j/‖ψ_j‖)/√2."""
+        with np.errstate(over="ignore", invalid="ignore"):  # only a rejected trial stage overflows; the loop
+            return self._parts_raw(y)                       # turns a non-finite accepted state into SOLVER_FAILED
+
+    def _parts_raw(self, y):
         m = self.m
         if self.balanced:
             psi = y[m:].reshape(m, self.basis.dim)
-            with np.errstate(over="ignore", invalid="ignore"):  # only a rejected trial stage overflows; the loop
-                norm = np.sqrt(np.einsum("ij,ij->i", psi, psi))  # turns a non-finite accepted state into SOLVER_FAILED
+            norm = np.sqrt(np.einsum("ij,ij->i", psi, psi))
             return y[:m], self.half_signs, psi * (1.0 / (np.sqrt(2.0) * norm))[:, None]
         Phi = y[m:].reshape(m, 1 + self.basis.dim)
-        with np.errstate(over="ignore", invalid="ignore"):
-            inv = 1.0 / np.sqrt(np.einsum("ij,ij->i", Phi, Phi))
+        inv = 1.0 / np.sqrt(np.einsum("ij,ij->i", Phi, Phi))
         return y[:m], Phi[:, 0] * inv, Phi[:, 1:] * inv[:, None]
 
     def _split(self, y):
@@ -177,9 +179,11 @@ class LogScaleStepper(Stepper):
         return (self.basis.dim, 0) if self.balanced else (1 + self.basis.dim, 1)
 
     def _residuals(self, rho, phi_a, Z, act):
-        e = np.exp(np.minimum(2.0 * rho, EXP_CAP))
         with np.errstate(over="ignore", invalid="ignore"):  # only a rejected trial stage can overflow (EXP_CAP)
-            return pattern_residuals(self.y_data, e * phi_a, Z, act, self.conv)
+            return self._residuals_raw(rho, phi_a, Z, act)
+
+    def _residuals_raw(self, rho, phi_a, Z, act):
+        return pattern_residuals(self.y_data, np.exp(np.minimum(2.0 * rho, EXP_CAP)) * phi_a, Z, act, self.conv)
 
     def _rates(self, y, pattern):
         """Z (n, m), r, V, g = φ_jᵀ M_j φ_j, and (u_a, u_w) = M_j φ_j without its zero complement coordinate.
@@ -193,12 +197,13 @@ class LogScaleStepper(Stepper):
         return out
 
     def _evaluate(self, y, pattern):
-        rho, phi_a, phi_w = self._parts(y)
-        if pattern is self.pattern and self._on_kinks:
-            phi_a, phi_w = self._onto_kinks(phi_a, phi_w)
-        k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
-        Z = self.basis.pre(phi_w[:, :k])
-        r = self._residuals(rho, phi_a, Z, pattern.act_float)
+        with np.errstate(over="ignore", invalid="ignore"):  # (`_parts`, `_residuals`: one context for both)
+            rho, phi_a, phi_w = self._parts_raw(y)
+            if pattern is self.pattern and self._on_kinks:
+                phi_a, phi_w = self._onto_kinks(phi_a, phi_w)
+            k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
+            Z = self.basis.pre(phi_w[:, :k])
+            r = self._residuals_raw(rho, phi_a, Z, pattern.act_float)
         V = pattern.effective_residuals(r)
         ua, uw = neuron_rates(None, V, phi_a, phi_w[:, :k], self.conv, D=V.T if self.basis.identity else V.T @ self.basis.X)
         g = 2.0 * phi_a * ua  # ⟨φ_w, u_w⟩ = φ_a ⟨φ_w, c D⟩ = φ_a u_a, so φᵀMφ = 2 φ_a u_a
@@ -232,11 +237,15 @@ class LogScaleStepper(Stepper):
 
             _, _, phi_w = self._parts(self.y)
             pattern = Pattern.of_signs(self.basis.pre(phi_w))
+        if self._view[0] is self.y and self._view[1] is pattern:  # the loop asks several times per step
+            return self._view[2]
         Z, r, _, g, _, _, (phi_a, _) = self._rates(self.y, pattern)
         rho = self.y[:self.m]
-        sizes = np.abs(Z * pattern.act) @ (np.exp(np.minimum(2.0 * rho, EXP_CAP)) * np.abs(phi_a))
+        sizes = np.abs(Z * pattern.act_float) @ (np.exp(np.minimum(2.0 * rho, EXP_CAP)) * np.abs(phi_a))
         r_error = STIFF_NOISE * self.rtol * (np.abs(self.y_data) + sizes)
-        return View(Z, r, np.sign(phi_a), float(r @ r) / (2 * self.n), rho.copy(), self.T * g, np.array(phi_a), r_error)
+        view = View(Z, r, np.sign(phi_a), float(r @ r) / (2 * self.n), rho.copy(), self.T * g, np.array(phi_a), r_error)
+        self._view = (self.y, pattern, view)
+        return view
 
     # segment ----------------------------------------------------------------------------------------------
     def snap(self, kink):
@@ -270,7 +279,8 @@ class LogScaleStepper(Stepper):
         z_S at 0 only there; a drift off it (the integrator's error) would grow where the neuron shrinks
         (dz_S/ds = −T g z_S with g < 0), so the field is read on the constraint: the drift does not feed back."""
         J = self._kink_neurons
-        phi_a, phi_w = np.array(phi_a, dtype=float), phi_w.copy()
+        if not self.balanced:  # (φ_a, φ_w are fresh arrays of `_parts`; the balanced φ_a is shared and not written)
+            phi_a = np.array(phi_a, dtype=float)
         on = np.matmul(phi_w[J][:, None, :], self._kink_projectors)[:, 0, :]
         w_norm = np.sqrt(np.add.reduce(on * on, axis=1))
         if self.balanced:
