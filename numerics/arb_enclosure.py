@@ -25,8 +25,8 @@ What is certified (every statement is a mathematical guarantee, given correct ar
   C §2.6 with the limit value) lies in a certified interval [τ_lo, τ_hi]: a_j² < c is proved on [0, τ_lo] by
   enclosures over sub-intervals, and a_j(τ_hi)² ≥ c is proved at τ_hi.
 
-The initial data are enclosures too: λ given as a decimal string ("1e-3" is not a binary number) and
-ln(1/λ) are arb balls. Not certified: the float64 inputs themselves are taken as exact; a pre-activation
+The initial data are enclosures too: λ given as a decimal string ("1e-3" is not a binary number),
+ln(1/λ) and the balanced a_j(0) = s_j λ‖ḡ_j‖ are arb balls. Not certified: the float64 inputs themselves are taken as exact; a pre-activation
 that is exactly 0 at τ = 0 or two events that cannot be separated stop the enclosure.
 """
 from __future__ import annotations
@@ -44,6 +44,7 @@ from .scale import InitScale
 from .mp_arrays import check_precision, flint_precision, to_arb
 from .taylor import TaylorProblem
 
+LAST_STEP_MARGIN = 1e-9  # the last step's box covers [0, (1 + this)·(end − τ)]: more than the float rounding of end − τ
 EVENTS = "separated activation events along the enclosed trajectory (arb_enclosure certifies one at a time)"
 
 
@@ -198,7 +199,10 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
         X, G = to_arb(_as_mpf(instance.inputs)), to_arb(_as_mpf(instance.directions))
         C = X @ G.T  # ⟨x_i, ḡ_j⟩
         perp2 = np.array([lam_b**2 * ((G[j] * G[j]).sum() - (C[:, j] * C[:, j]).sum()) for j in range(m)], dtype=object)
-        a = np.array([lam_b * int(s) for s in instance.signs], dtype=object)
+        # C Assumption 3 balanced exactly: a_j(0) = s_j λ‖ḡ_j‖ (the float64 directions are unit only to rounding; the
+        # flow from a_j(0) = s_j λ is another, which a neuron shrinking on a saddle separates: engine mpmath holds
+        # the same balance, `engines.taylor.TaylorStepper._hold_balance`)
+        a = np.array([lam_b * int(s) * (G[j] * G[j]).sum().sqrt() for j, s in enumerate(instance.signs)], dtype=object)
         Z = lam_b * C
         act = np.array([[bool(Z[i, j] > 0) for j in range(m)] for i in range(n)])
         undecided = [(i, j) for i in range(n) for j in range(m) if not act[i, j] and not Z[i, j] <= 0]
@@ -224,7 +228,12 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
             series = prob.coefficients(mid_a, mid_Z, act, order)
             A, Zs = series.A, series.Zs
             remaining = float((end - tau).mid())
-            h = min(_step(A, Zs, order, tol), remaining)  # a float: exact in arb, so every τ stays exact
+            # h a float: exact in arb. After an event τ is an arb ball (τ_lo + the event's bracket), so the float
+            # remaining time is rounded: the step that reaches the end covers a little beyond it (LAST_STEP_MARGIN)
+            # and is evaluated at end − τ itself, so the last state is enclosed at τ = tau_end exactly (it ended
+            # 7e-19 past it before, and a_j there lay 2.5e-19 off the flow's)
+            last = _step(A, Zs, order, tol) >= remaining
+            h = remaining * (1 + LAST_STEP_MARGIN) if last else _step(A, Zs, order, tol)
             event = None
             for _ in range(60):
                 box = _picard_box(prob, a, Z, act, h)
@@ -235,14 +244,15 @@ def enclose_instance(instance: Instance, lam, tau_end: float, *, digits: int = 4
                     event = _locate_event(step, act)
                     if event is not None:
                         break
-                h = h / 2
+                h, last = h / 2, False
             else:
                 raise RelucheckInputError(f"no a-priori enclosure found at τ = {float(tau.mid())} (radii too large)")
             if event is None:
                 step = _enclosed_step(prob, tau, h, a, Z, act, box, order)
                 enc.steps.append(step)
-                a, Z = step.a_at(arb(h)), step.Z_at(arb(h))
-                tau = tau + arb(h)
+                s = end - tau if last else arb(h)
+                a, Z = step.a_at(s), step.Z_at(s)
+                tau = end if last else tau + arb(h)
             else:
                 (i, j), lo, hi = event
                 new_act = act.copy()

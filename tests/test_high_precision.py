@@ -208,6 +208,6 @@ def test_certified_crossing_brackets_the_mpmath_root():
     lo, hi = certified_crossing(enc, 0, arb(1) / 2)
     run = solve(FlowProblem.from_instance(inst, "0.01", horizon=3.0), "mpmath", digits=30)
     with mpmath.workdps(30):
-        tau = a_squared_crossing(run, inst, "0.01", 0, mpmath.mpf(1) / 2)
+        tau = a_squared_crossing(run, 0, mpmath.mpf(1) / 2)
         assert mpmath.mpf(float(lo.mid())) <= tau <= mpmath.mpf(float(hi.mid()))
     assert float((hi - lo).mid()) < 1e-6

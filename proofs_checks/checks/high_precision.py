@@ -336,8 +336,13 @@ def first_jump_constant_check(ctx: Context) -> Outcome:
         n = inst.n
         norm_y = mpmath.sqrt(sum(mpmath.mpf(inst.labels[i]) ** 2 for i in S))
         tau1 = n / norm_y  # τ_1 = 1/γ exactly
+        # The engines start balanced exactly, a_j(0) = s_j λ‖ḡ_j‖ (C Assumption 3; the float64 direction is a unit vector
+        # only to rounding): the flow of scale λ‖ḡ_j‖ along u = ḡ_j/‖ḡ_j‖, so t̂_1 = ln(1/(λ‖ḡ_j‖))·τ_1 + C_1(u) and
+        # (τ̂_1 − τ_1)·ln(1/λ) = C_1(u) − τ_1 ln‖ḡ_j‖ (a shift of ~1e-16, above the tolerance at λ = 1e-60)
+        g_norm = mpmath.sqrt(mpmath.fsum(v * v for v in g_data))
         C1 = (mpmath.log(mpmath.sqrt(norm_y)) * n / norm_y if ctx.mutate
-              else first_jump_constant(g_data, inst.labels, S, float(inst.signs[jp.neuron])))
+              else first_jump_constant([v / g_norm for v in g_data], inst.labels, S, float(inst.signs[jp.neuron])))
+        C1 -= tau1 * mpmath.log(g_norm)
         L = -mpmath.log(mpmath.mpf(LAM_C1))
         measured = (run.jumps[0].exact - tau1) * L
         lam = mpmath.mpf(LAM_C1)

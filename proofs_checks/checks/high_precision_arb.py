@@ -30,14 +30,12 @@ def _enclosed_with_reference(inst, lam_text, tau_end, digits, order):
     return enc, run
 
 
-def a_squared_crossing(run, inst, lam_text, neuron: int, level):
-    """The run's first τ with a_j(τ)² ≥ ``level`` at working precision: ‖θ_j‖² = 2a_j² − q_j with the conserved
-    q_j = λ²(s_j² − ‖ḡ_j‖²), located on the engine's exact interpolant of ln‖θ_j‖ (`NormTrack.first_crossing`)."""
+def a_squared_crossing(run, neuron: int, level):
+    """The run's first τ with a_j(τ)² ≥ ``level`` at working precision: ‖θ_j‖² = 2a_j² − q_j with q_j = 0 (the
+    start a_j(0) = s_j λ‖ḡ_j‖ is balanced exactly and q_j is conserved, C Prop. 1), located on the engine's exact
+    interpolant of ln‖θ_j‖ (`NormTrack.first_crossing`)."""
     with mpmath.workdps(run.stats["digits"]):
-        lam = mpmath.mpf(lam_text)
-        g = [mpmath.mpf(float(v)) for v in inst.directions[neuron]]
-        q = lam ** 2 * (mpmath.mpf(float(inst.signs[neuron])) ** 2 - mpmath.fdot(g, g))
-        return run.track.first_crossing(neuron, mpmath.log(2 * mpmath.mpf(level) - q) / 2)
+        return run.track.first_crossing(neuron, mpmath.log(2 * mpmath.mpf(level)) / 2)
 
 
 def _enclosure_and_reference():
@@ -102,7 +100,7 @@ def arb_certified_jump_time(ctx: Context) -> Outcome:
     lo, hi = bracket
     digits = run.stats["digits"]
     with mpmath.workdps(digits):
-        tau = a_squared_crossing(run, inst, LAM_ARB, jp.neuron, mpmath.mpf(5) / 2)
+        tau = a_squared_crossing(run, jp.neuron, mpmath.mpf(5) / 2)
         width = mpmath.mpf(float((hi - lo).mid()))
         if ctx.mutate:
             tau = tau + 2 * width + mpmath.mpf(10) ** -DIGITS_ARB
@@ -149,7 +147,7 @@ def arb_certified_events(ctx: Context) -> Outcome:
         return Outcome(Status.INCONCLUSIVE, None, None, None, "", "no certified bracket of the half-fit time")
     inside, widths = [], []
     with mpmath.workdps(digits), flint_precision(digits):
-        times = [e.exact for e in run.events] + [a_squared_crossing(run, inst, LAM_EVENTS, jp.neuron, level_mp)]
+        times = [e.exact for e in run.events] + [a_squared_crossing(run, jp.neuron, level_mp)]
         intervals = [(lo, hi) for lo, hi, _, _ in enc.events] + [bracket]
         for t, (lo, hi) in zip(times, intervals, strict=True):
             width = mpmath.mpf(float((hi - lo).mid()))

@@ -95,7 +95,10 @@ class TaylorStepper(Stepper):
             if self.data_basis:  # w_j = Σ_i Z_ij x_i + w_j^⊥ with w_j^⊥ frozen (dw_j ∈ span{x_i})
                 C = W_hat @ X.T  # (m, n): ⟨ŵ_j, x_i⟩ at working precision
                 self.X_inputs, self.W_perp = X, lam * (W_hat - C @ X)
-                self.perp2 = np.array([mpmath.fdot(w, w) for w in self.W_perp], dtype=object)
+                # ‖w_j^⊥‖² = ‖w_j(0)‖² − Σ_i Z_ij(0)², so that ‖w_j(0)‖ = λ‖ŵ_j‖ exactly (inputs orthonormal only to
+                # float64 rounding make ‖W_perp_j‖² differ from it at that rounding; `arb_enclosure` uses the same)
+                self.perp2 = np.array([lam * lam * (mpmath.fdot(w, w) - mpmath.fdot(c, c)) for w, c in zip(W_hat, C, strict=True)],
+                                      dtype=object)
                 self.prob = TaylorProblem(np.eye(self.n), problem.labels, self.conv, T)
                 self.W, self.Z = None, (lam * C).T.copy()
             else:
@@ -103,11 +106,12 @@ class TaylorStepper(Stepper):
                 self.W = lam * W_hat
                 self.Z = self.prob.X @ self.W.T
             self.a = lam * to_mp(problem.init.a_hat)
+            self.signs = _balanced_signs(problem.init)  # s_j on a balanced start (C Assumption 3), else None
+            self._hold_balance()  # a_j(0) = s_j‖w_j(0)‖ at working precision
             self.G = self.prob.G
             self.eps = mpmath.mpf(10) ** -digits
             self.t = self.t_old = mpmath.mpf(0)
             self.q0 = self._balance()
-        self.signs = _balanced_signs(problem.init)  # s_j on a balanced start (C Assumption 3), else None
         self.use_limbs = kernel == "limbs" or (kernel == "auto" and limb_kernel_refusal(self.prob) is None)
         self.fmt = fixed_format(digits) if self.use_limbs else None
         self.h_exp = initial_time_unit(self.prob) if self.use_limbs else None
@@ -134,6 +138,19 @@ class TaylorStepper(Stepper):
         a, Z, W = (self.a, self.Z, self.W) if a is None else (a, Z, W)
         return a * a - self._squared_w(Z, W)
 
+    def _hold_balance(self):
+        """On a balanced start (C Assumption 3) put a_j back on s_j‖w_j‖, where the flow keeps it (C Prop. 1: q_j = a_j²
+        − ‖w_j‖² = 0 is conserved, also while sliding): at the start, whose given numbers are balanced only to
+        float64 rounding (â_j = s_j, ŵ_j a unit vector to 1e-16), and after every change of the state, whose own
+        rounding (relative 10^-digits per step) a neuron shrinking on a saddle amplifies (seed 1, draw 0 of
+        `C.def1.gd_limit_general_data_small_lambda` at λ = 1e-40: a_0 crossed 0 at τ ≈ 2.5 at 30 and 60 digits alike
+        without it; docs/findings.md). The projection (Hairer, Lubich & Wanner, *Geometric Numerical Integration*
+        §IV.4) moves a_j by |q_j|/(2|a_j|), within the step's own error; a_j's sign is checked first
+        (`_balance_lost`)."""
+        if self.signs is not None:
+            self.a = np.array([s * mpmath.sqrt(v) for s, v in zip(self.signs, self._squared_w(self.Z, self.W), strict=True)],
+                              dtype=object)
+
     def _weights(self, Z, W):
         """W (m, d) in the inputs' basis."""
         return Z.T @ self.X_inputs + self.W_perp if self.data_basis else W
@@ -157,14 +174,26 @@ class TaylorStepper(Stepper):
 
     def snap(self, kink):
         """w_j minus its component in span{x_k : k on the kink}; those Z_kj are then exactly 0."""
+        self._project(kink)
+        self._hold_balance()
+        self.step = None
+        self._changed()
+
+    def _project(self, kink):
         for j in np.flatnonzero(kink.any(axis=0)):
             K = np.flatnonzero(kink[:, j])
             if not self.data_basis:
                 self.W[j] = _project_out(self.W[j], self.prob.X[K], self.eps)
                 self.Z[:, j] = self.prob.X @ self.W[j]
             self.Z[K, j] = mpmath.mpf(0)
-        self.step = None
-        self._changed()
+
+    def _hold_sliding(self):
+        """Sliding components back onto their kinks after a step (z_kj = 0 in the flow). The field keeps dz_kj = 0 only
+        up to rounding, an absolute offset that grows relative to a shrinking neuron and feeds Σ_S V_kj z_kj into
+        d‖w_j‖²/dt but not into d(a_j²)/dt (measured last session on seed 1, draw 0 at λ = 1e-40: the step drift of
+        q_0 grew 9× per step without it, to 1e-20 of ‖θ_0‖² at 30 digits by τ = 3.7)."""
+        if self.pattern is not None and self.pattern.slide.any():
+            self._project(self.pattern.slide)
 
     def restart(self, pattern):
         self.pattern = pattern
@@ -215,17 +244,17 @@ class TaylorStepper(Stepper):
         self.step, self.a, self.Z, self.W = step, a, Z, W
         self.t_old, self.t = self.t, (mpmath.mpf(t_stop) if last else self.t + h)
         self._changed()
-        return self._balance_lost()
+        lost = self._balance_lost()
+        self._hold_sliding()
+        self._hold_balance()
+        return lost
 
     def _balance_lost(self):
-        """A failure message if an output weight changed sign on a balanced start, else None.
+        """A failure message if a step changed an output weight's sign on a balanced start, else None.
 
-        From C Assumption 3 the flow conserves q_j = a_j² − ‖w_j‖² = 0 (C Prop. 1, also while sliding), so a_j =
-        s_j‖w_j‖ never changes sign. The given start is balanced only to its float64 rounding (â_j = s_j, ŵ_j a unit
-        vector to 1e-16), and a neuron shrinking on a saddle amplifies that defect until a_j may cross 0 (seed 1,
-        draw 0 of `C.def1.gd_limit_general_data_small_lambda` at λ = 1e-40: τ ≈ 2.5 at 30 and 60 digits alike,
-        docs/findings.md). The answer after that is the flow from the rounded numbers, not the balanced flow: the run
-        fails instead of reporting it (never a confident wrong answer)."""
+        From C Assumption 3 the flow keeps a_j = s_j‖w_j‖ (C Prop. 1), and `_hold_balance` puts a_j back on it after
+        every step; a step that took a_j through 0 before that was not accurate for that neuron, and the answer after
+        it would be another flow's: the run fails instead (never a confident wrong answer)."""
         if self.signs is None:
             return None
         for j, (v, s) in enumerate(zip(self.a, self.signs, strict=True)):
@@ -240,6 +269,8 @@ class TaylorStepper(Stepper):
     def truncate(self, t):
         h, self.a, self.Z, self.W = self._state_at(self.step, mpmath.mpf(t) - self.t_old)
         self.t = self.t_old + h
+        self._hold_sliding()
+        self._hold_balance()
         self._changed()
 
     def evaluator(self, watch):
@@ -332,7 +363,7 @@ def _balanced_signs(init):
     float64's test, `logscale.BALANCED_TOLERANCE`), else None."""
     w_norms = np.linalg.norm(init.W_hat, axis=1)
     if np.all(init.a_hat != 0) and np.all(np.abs(np.abs(init.a_hat) - w_norms) <= BALANCED_TOLERANCE * w_norms):
-        return np.sign(init.a_hat)
+        return np.array([mpmath.mpf(int(v)) for v in np.sign(init.a_hat)], dtype=object)
     return None
 
 
