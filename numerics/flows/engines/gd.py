@@ -54,7 +54,7 @@ from ..registry import register
 DEFAULT_STEP = 1e-2  # t units: the order of the papers' own runs (A: 0.05, C: 0.05 and 0.01)
 LANDING = 1e-9  # a remaining time within this fraction of a step is covered by the (stretched) last step
 MAX_SUBSTEPS = 128  # GD steps per call of `advance` at most (module docstring, Cost) …
-HISTORY_BYTES = 512 << 10  # … and about this many bytes of history kept per call (states, fields, patterns)
+HISTORY_BYTES = 1 << 20  # … and about this many bytes of history kept per call (states, fields, patterns)
 try:  # np.einsum without its Python layer (np.einsum calls it with the same arguments when optimize is off)
     from numpy._core._multiarray_umath import c_einsum as _einsum
 except ImportError:  # numpy < 2
@@ -82,7 +82,7 @@ class GDStepper(Stepper):
         self.coef = num / den  # `network.neuron_rates`' coefficient, rounded as there
         # substeps per call of `advance` (module docstring, Cost): 1 when the loop must see every GD step
         batch = problem.horizon is not None and problem.save_at is not None
-        per_step = n * m + 8 * (2 * m * (1 + d) + n + 2 * m)  # bytes kept per substep: pattern, φ, field, r, ρ, sizes
+        per_step = 8 * (n * m + 2 * m * (1 + d) + n + 2 * m)  # bytes kept per substep: pattern, φ, field, r, ρ, sizes
         self.K = max(1, min(MAX_SUBSTEPS, HISTORY_BYTES // per_step)) if batch else 1
         K = self.K
         # data as in `batched_gd` (one block, kept pre-activations): Xᵀ contiguous, X its (n, d) view
@@ -93,10 +93,11 @@ class GDStepper(Stepper):
         self.R = np.empty((K + 1, m))  # ρ_i
         self.F = np.empty((K + 1, m, 1 + d))  # (da, dW) at state i (the rates of φ: dφ_j/dt = M_j φ_j)
         self.Res = np.empty((K + 1, n))  # residuals at state i
-        self.on = np.empty((K + 1, n, m), dtype=bool)  # pattern 1{⟨φ_w,j, x_i⟩ > 0} at state i
+        self.on = np.empty((K + 1, n, m))  # pattern 1{⟨φ_w,j, x_i⟩ > 0} at state i, as numbers
         self.A = np.empty((m, n))  # the pattern of the last evaluation as numbers, (m, n) rows
         self.size = np.empty((K + 1, m))  # ‖φ_i + h M φ_i‖ of step i
         self.Z = np.empty((n, m))  # pre-activations of the last evaluation
+        self.zeros = np.zeros((n, m))  # (an array operand: a ufunc call with a scalar costs a conversion per call)
         # scalars as arrays of the operands' shape: the same products, without a scalar conversion per call
         self.coef_m = np.full(m, self.coef)
         self._ramp = np.arange(K + 1, dtype=float)
@@ -135,8 +136,10 @@ class GDStepper(Stepper):
         to the last bit (each product and sum formed from the same operands, in the same order and layout)."""
         Zp, e2, out_a, rXt, rX, D, dot, ca, S, tmp = self._work
         Z, A, X, Xt, y, coef, hT, divisor = self.Z, self.A, self.X, self.Xt, self.y, self.coef_m, self.hT, self.divisor
-        act = A.T
+        act, zeros, divisor_n = A.T, self.zeros, np.full(len(y), float(divisor))
         mul, add, matmul, sqrt, log, div, exp = np.multiply, np.add, np.matmul, np.sqrt, np.log, np.divide, np.exp
+        greater, copyto, subtract = np.greater, np.copyto, np.subtract
+        out_a_col, ca_col = out_a[:, None], ca[:, None]
         last = first + count - 1
         for i in range(first, first + count):
             a, W, rho, da, dW, r, r_col, on, P, F_prev, P_prev, R_prev, size, size_col = self._slots[i]
@@ -154,19 +157,19 @@ class GDStepper(Stepper):
             exp(e2, e2)  # e^{2ρ_j} (inf where GD diverged: then a non-finite loss)
             mul(a, e2, out_a)
             matmul(X, W.T, Z)
-            np.greater(Z, 0, on)  # σ'(0) = 0
-            np.copyto(act, on)  # … as numbers
+            greater(Z, zeros, on)  # σ'(0) = 0, as numbers (1.0 / 0.0)
+            copyto(act, on)  # … and in the (m, n) layout of D's product
             mul(Z, on, Zp)
-            matmul(Zp, out_a[:, None], r_col)
+            matmul(Zp, out_a_col, r_col)
             if divisor != 1:
-                div(r, divisor, r)
-            np.subtract(y, r, r)
+                div(r, divisor_n, r)
+            subtract(y, r, r)
             mul(Xt, r, rXt)  # r_i x_i, written as (d, n): rX is its (n, d) view
             matmul(A, rX, D)
             _vecdot(W, D, dot)
             mul(dot, coef, da)
             mul(a, coef, ca)
-            mul(ca[:, None], D, dW)
+            mul(ca_col, D, dW)
 
     def advance(self, t_stop):
         if self.pending is not None:  # a failure met after the substeps the last call returned
@@ -233,7 +236,7 @@ class GDStepper(Stepper):
             self.flips += changed
             self.loss_rises += bool(loss[1] > loss[0])
         elif c:
-            changed = np.add.reduce((on[1:c + 1] != on[:c]).reshape(c, -1), 1, dtype=np.intp)
+            changed = np.count_nonzero((on[1:c + 1] != on[:c]).reshape(c, -1), axis=1)
             self.pattern_changes += int(np.count_nonzero(changed))
             self.flips += int(changed.sum())
             self.loss_rises += int(np.count_nonzero(loss[1:] > loss[:-1]))
