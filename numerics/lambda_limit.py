@@ -9,6 +9,8 @@ Method (docs/limit.md):
 
 1. *Ladder.* The flow (`numerics.flows.solve`) runs at λ = e^{−L} for each L = ln(1/λ) of the ladder (default
    `DEFAULT_LADDER` = 10², 3·10², 10³, 3·10³); λ is passed as a decimal string (`lam_of`), so L ≫ 709 is fine.
+   While a jump time's bar is above `TARGET` or a quantity has not settled, a rung 10·L_{−2} is added (10⁴ after
+   3·10³), up to `EXTEND_TO`.
 2. *Matching.* Jumps are matched across the ladder by position: jump k must be the same neuron with the same fitted
    data at every L. From the first position where they differ (the order or the set of events changes with λ) the
    jumps, and the plateaus after them, are inconclusive. Two jumps whose limits agree within their error bars
@@ -17,12 +19,12 @@ Method (docs/limit.md):
    `theory.first_jump` for C_1, measured C_k/ln(1/λ) on orthonormal data in docs/paper_c_flow.md); plateau losses
    likewise (on orthonormal data they differ from the limit by powers λ^c, exponentially small in L).
 4. *Extrapolants.* Richardson of order 1 (a line through two adjacent rungs) and order 2 (a parabola through
-   three), on the finest sub-ladder and the next coarser one, and least-squares fits of degrees 1 and 2 on all
-   rungs (`numpy.polynomial.polynomial.polyfit`), and the model a + b x + c x ln(1/x) on the finest three and on
-   all rungs (a term ln ln(1/λ)/ln(1/λ) outside the assumed law, whose distance widens the bar when such a term
-   is there). The estimate is order 2 on the finest three rungs. (Choosing the coarser
-   three when their bar is smaller was tried and dropped: noise on the finest rung can hide the coarser
-   estimate's truncation error, measured on synthetic data.)
+   three), on the finest rungs and on the next coarser ones; least-squares fits of degrees 1 and 2 on the finest
+   four rungs (`numpy.polynomial.polynomial`); and the model a + b x + c x ln(1/x) on the finest three and four
+   rungs (a term ln ln(1/λ)/ln(1/λ) outside the assumed law, whose distance widens the bar when such a term is
+   there). The estimate is order 2 on the finest three rungs. (Choosing the coarser three when their bar is
+   smaller was tried and dropped: noise on the finest rung can hide the coarser estimate's truncation error,
+   measured on synthetic data.)
 5. *Error bar.* `SPREAD_SAFETY` (2) times the largest distance of the extrapolants from the estimate, plus the engines' own error
    bounds (``FlowResult.errors``, `numerics.flows.vouch`) carried through the estimate's linear weights
    (Σ_i |w_i| e_i). Under the cubic model the order-1 extrapolants' distance is D·x_a·x_b, which bounds the
@@ -49,6 +51,8 @@ from numpy.polynomial import polynomial as P
 from .errors import RelucheckInputError
 
 DEFAULT_LADDER = (100.0, 300.0, 1000.0, 3000.0)  # ln(1/λ); ratio ≈ 3 between rungs
+TARGET = 1e-3  # a jump time's bar above this asks for one more rung (issue 24 asks for bars under 1e-3)
+EXTEND_TO = 10000.0  # the largest ln(1/λ) added by extension (a flow there costs about 3× one at 3000)
 MIN_RUNGS = 4  # order 2 on the finest three and on the next coarser three: the settling test needs both
 SETTLE_FACTOR = 2.0  # the law predicts a shrink ≈ x_finest/x_third (1/9 to 1/11 on the default ladder): ask for 2
 SPREAD_SAFETY = 2.0  # the spread of the extrapolants times 2: it measures the neglected terms only to their order
@@ -165,8 +169,9 @@ def extrapolate(log_inv, values, errors) -> Estimate:
     (fine2, fine_engine), (coarse2, coarse_engine) = richardson(N - 1, 2), richardson(N - 2, 2)
     ext = {"order2_finest": fine2, "order1_finest": richardson(N - 1, 1)[0],
            "order2_coarser": coarse2, "order1_coarser": richardson(N - 2, 1)[0],
-           "lsq1_all": float(_weights(x, 1) @ q), "lsq2_all": float(_weights(x, 2) @ q),
-           "xlogx_finest": float(_log_weights(x[N - 3:]) @ q[N - 3:]), "xlogx_all": float(_log_weights(x) @ q)}
+           "lsq1_last4": float(_weights(x[N - 4:], 1) @ q[N - 4:]), "lsq2_last4": float(_weights(x[N - 4:], 2) @ q[N - 4:]),
+           "xlogx_finest": float(_log_weights(x[N - 3:]) @ q[N - 3:]),
+           "xlogx_last4": float(_log_weights(x[N - 4:]) @ q[N - 4:])}
     best, engine_part = fine2, fine_engine
     bar = SPREAD_SAFETY * max(abs(v - best) for v in ext.values()) + engine_part
     coefficients = P.polyfit(x[N - 3:], q[N - 3:], 2).tolist()
@@ -227,39 +232,65 @@ def _matched(runs) -> tuple[int, str]:
 
 
 def limit_of(problem_of, ladder=DEFAULT_LADDER, *, engine: str = "float64", budget: float | None = None,
-             progress=None, **options) -> LimitResult:
-    """Run the flow at λ = e^{−L} for each L of ``ladder`` and extrapolate (module docstring).
+             progress=None, target: float = TARGET, extend_to: float = EXTEND_TO, **options) -> LimitResult:
+    """Run the flow at λ = e^{−L} for each L of ``ladder`` and extrapolate (module docstring). While a jump time's
+    bar exceeds ``target`` or a quantity is inconclusive for want of settling, one more rung L_next = 10·L_{−2}
+    (3000 → 10⁴ → 3·10⁴) is added, up to ``extend_to``; a failed or unaffordable extension keeps the last answer
+    and says so.
 
     ``problem_of(lam)`` builds the `numerics.flows.FlowProblem` at λ (a decimal string); ``engine`` and
     ``options`` go to `numerics.flows.solve`; ``budget`` seconds bound the whole ladder (the remaining time is each
     flow's budget); ``progress(L, seconds, result)`` is called after each flow."""
-    from .flows import Status, solve
-
-    ladder = check_ladder(ladder)
+    ladder = list(check_ladder(ladder))
+    first = len(ladder)
     started = time.perf_counter()
     runs, rungs = [], []
     for L in ladder:
-        lam = lam_of(L)
-        opts = dict(options)
-        if budget is not None:
-            left = budget - (time.perf_counter() - started)
-            if left <= 0:
-                return LimitResult(LimitStatus.BUDGET, f"{LimitStatus.BUDGET.value} (at ln(1/λ) = {L:g})", [], [],
-                                   rungs, {"wall_seconds": time.perf_counter() - started})
-            opts["budget"] = left
-        t0 = time.perf_counter()
-        run = solve(problem_of(lam), engine, **opts)
-        wall = time.perf_counter() - t0
-        rungs.append(_rung_json(L, lam, run, wall))
-        if progress is not None:
-            progress(L, wall, run)
-        if not run.success:
-            status = LimitStatus.BUDGET if run.status is Status.BUDGET else LimitStatus.FLOW_FAILED
-            return LimitResult(status, f"{status.value}: at ln(1/λ) = {L:g} engine {run.engine} ended with status "
-                               f"{run.status.name.lower()}: {run.message}", [], [], rungs,
-                               {"wall_seconds": time.perf_counter() - started})
-        runs.append(run)
-    return _extrapolated(runs, rungs, time.perf_counter() - started)
+        failed = _rung(problem_of, L, engine, budget, started, progress, options, runs, rungs)
+        if failed is not None:
+            return LimitResult(failed[0], failed[1], [], [], rungs, {"wall_seconds": time.perf_counter() - started})
+    result = _extrapolated(runs, rungs, time.perf_counter() - started)
+    while _wants_more(result, target) and 10 * ladder[-2] <= extend_to:
+        ladder.append(10 * ladder[-2])
+        failed = _rung(problem_of, ladder[-1], engine, budget, started, progress, options, runs, rungs)
+        if failed is not None:
+            result.message += f" (the extension to ln(1/λ) = {ladder[-1]:g} did not help: {failed[1]})"
+            result.ladder = rungs
+            break
+        result = _extrapolated(runs, rungs, time.perf_counter() - started)
+    result.stats["extended_with"] = ladder[first:]
+    return result
+
+
+def _wants_more(result, target) -> bool:
+    """A jump time's bar above ``target``, or a quantity not settled."""
+    return any((q.ok and q in result.jumps and q.error > target) or (not q.ok and "not settled" in q.reason)
+               for q in result.jumps + result.plateaus)
+
+
+def _rung(problem_of, L, engine, budget, started, progress, options, runs, rungs):
+    """One flow of the ladder, appended to ``runs`` and ``rungs``; (status, message) when it did not succeed."""
+    from .flows import Status, solve
+
+    lam = lam_of(L)
+    opts = dict(options)
+    if budget is not None:
+        left = budget - (time.perf_counter() - started)
+        if left <= 0:
+            return LimitStatus.BUDGET, f"{LimitStatus.BUDGET.value} (at ln(1/λ) = {L:g})"
+        opts["budget"] = left
+    t0 = time.perf_counter()
+    run = solve(problem_of(lam), engine, **opts)
+    wall = time.perf_counter() - t0
+    rungs.append(_rung_json(L, lam, run, wall))
+    if progress is not None:
+        progress(L, wall, run)
+    if not run.success:
+        status = LimitStatus.BUDGET if run.status is Status.BUDGET else LimitStatus.FLOW_FAILED
+        return status, (f"{status.value}: at ln(1/λ) = {L:g} engine {run.engine} ended with status "
+                        f"{run.status.name.lower()}: {run.message}")
+    runs.append(run)
+    return None
 
 
 def _extrapolated(runs, rungs, wall) -> LimitResult:

@@ -135,7 +135,7 @@ def test_golden_first_order_coefficient_is_the_known_correction():
     result = limit(golden_instance())
     j1 = result.jumps[0]
     assert j1.ok and abs(j1.value - 0.8) <= j1.error
-    x = 1.0 / np.array(DEFAULT_LADDER)[-3:]
+    x = 1.0 / np.array([r["log_inv_lambda"] for r in result.ladder])[-3:]  # the ladder as run (maybe extended)
     q, e = np.array(j1.samples[-3:]), np.array(j1.engine_errors[-3:])
     # the slope's error: its truncation, measured by the order-1 slope through the two finest rungs (twice the
     # difference, as for the limit's bar), and the engines' errors through the slope's linear weights
@@ -197,6 +197,8 @@ def test_limit_command_json_and_plot(tmp_path, capsys):
     (["--engine", "gd"], "--engine"),
     (["--rtol", "1"], "--rtol"),
     (["--budget", "-1"], "--budget"),
+    (["--target", "0"], "--target"),
+    (["--extend-to", "nan"], "--extend-to"),
 ])
 def test_limit_bad_input_exits_2(tmp_path, capsys, argv, needle):
     path = tmp_path / "golden.json"

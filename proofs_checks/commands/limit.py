@@ -1,10 +1,11 @@
-"""`relucheck limit INSTANCE.json [--ladder L1,L2,…] [--engine NAME] [--rtol R] [--budget SECONDS]
-[--max-horizon T] [--json] [--plot FILE]`: the λ → 0 limit of the flow's jump times and plateau losses, on any data,
+"""`relucheck limit INSTANCE.json [--ladder L1,L2,…] [--target E] [--extend-to L] [--engine NAME] [--rtol R]
+[--budget SECONDS] [--max-horizon T] [--json] [--plot FILE]`: the λ → 0 limit of the flow's jump times and plateau losses, on any data,
 each with an error bar or "inconclusive" (issue 24; method and error law in docs/limit.md).
 
 The flow (C Assumption 3's balanced start on the instance's data, as `relucheck flow` builds it) runs at
 λ = e^{−L} for each L = ln(1/λ) of the ladder (default 100,300,1000,3000); jumps are matched across the ladder and
-each jump time and plateau loss is extrapolated in x = 1/ln(1/λ) (`numerics.lambda_limit`). On orthonormal data
+each jump time and plateau loss is extrapolated in x = 1/ln(1/λ) (`numerics.lambda_limit`); while a jump time's bar
+is above ``--target`` or a quantity has not settled, one more rung is added, up to ``--extend-to``. On orthonormal data
 (C Assumption 1) Algorithm 1's values (`theory.limit_process`) are shown next to the limits, with whether the error
 bar covers them.
 
@@ -17,6 +18,8 @@ flow's status, jumps, plateaus, wall time), and ``algorithm_1`` on orthonormal d
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 import time
@@ -57,6 +60,21 @@ def _check(instance, args, ladder) -> None:
         raise RelucheckInputError(message.replace("--lam:", "--ladder:", 1)) from None
 
 
+def _affordable_extension(instance, args, ladder, extend_to) -> float:
+    """The largest extra rung (10·L_{−2}, …) within ``extend_to`` that `relucheck flow`'s cost check accepts; the
+    ladder's own finest rung when none is (then no extension, said on stderr)."""
+    top, prev = ladder[-1], ladder[-2]
+    while 10 * prev <= extend_to:
+        top, prev = 10 * prev, top
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                _check(instance, args, (top,))
+        except RelucheckInputError as exc:
+            print(f"relucheck limit: no extra rung at ln(1/λ) = {top:g}: {exc}", file=sys.stderr)
+            return prev if prev > ladder[-1] else ladder[-1]
+    return extend_to
+
+
 def _progress(L, seconds, run) -> None:
     print(f"relucheck limit: ln(1/λ) = {L:g}: {run.status.name.lower()}, {len(run.jumps)} jumps, {seconds:.3g} s",
           file=sys.stderr, flush=True)
@@ -80,7 +98,7 @@ def _print_human(result, alg1) -> None:
           + ("   Algorithm 1 (covered)" if alg1 is not None else ""))
     for k, j in enumerate(result.jumps, start=1):
         value = fmt_number(j.value, 12) if j.ok else "inconclusive"
-        err = fmt_number(j.error, 3) if j.ok else "-"
+        err = (fmt_number(j.error, 3) + ("ᵉ" if j.engine_part > j.error / 2 else "")) if j.ok else "-"
         slope = fmt_number(j.coefficients[1], 6) if j.ok else "-"
         extra = ""
         if j.neuron in exact:
@@ -94,6 +112,8 @@ def _print_human(result, alg1) -> None:
         lim = f"  (Algorithm 1: {fmt_number(alg1.plateaus[k], 10)})" if alg1 is not None and k < len(alg1.plateaus) \
             else ""
         print(f"plateau {k}: {text}{lim}")
+    if any(j.ok and j.engine_part > j.error / 2 for j in result.jumps + result.plateaus):
+        print("ᵉ: most of this bar is the engines' own error bound (FlowResult.errors), not the extrapolation's spread")
     walls = ", ".join(fmt_number(r["wall_seconds"], 3) for r in result.ladder)
     print(f"flows: {walls} s")
 
@@ -114,6 +134,13 @@ def _run(args) -> int:
     _check(instance, args, ladder)
     alg1, note = _limit_process(instance)
     options = {"rtol": args.rtol} if args.rtol is not None else {}
+    if args.target is not None:
+        options["target"] = _positive(args.target, "--target")
+    if args.extend_to is not None:
+        options["extend_to"] = _positive(args.extend_to, "--extend-to")
+    from relucheck.numerics.lambda_limit import EXTEND_TO
+
+    options["extend_to"] = _affordable_extension(instance, args, ladder, options.get("extend_to", EXTEND_TO))
     budget = None if args.budget is None else max(args.budget - (time.perf_counter() - started), 1e-9)
     result = limit(instance, ladder=ladder, engine=args.engine or "float64", max_horizon=args.max_horizon,
                    budget=budget, progress=_progress, **options)
@@ -135,6 +162,18 @@ def _run(args) -> int:
         return 0
     print(f"relucheck: inconclusive: {result.message}", file=sys.stderr)
     return INCONCLUSIVE
+
+
+def _positive(text: str, option: str) -> float:
+    import math
+
+    try:
+        value = float(text) if text.isascii() else math.nan
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise RelucheckInputError(f"{option} must be a number > 0, got {text!r}")
+    return value
 
 
 def budget_value(text: str) -> float:
@@ -159,6 +198,9 @@ def register(sub) -> None:
     p.add_argument("--rtol", type=rtol, help="engine float64's relative tolerance (default 1e-10)")
     p.add_argument("--budget", type=budget_value, help="seconds the whole ladder may take (past it: exit 3)")
     p.add_argument("--max-horizon", help="each flow stops by this accelerated time at the latest (default 100)")
+    p.add_argument("--target", help="a jump time's error bar above this asks for one more rung (default 1e-3)")
+    p.add_argument("--extend-to", help="the largest ln(1/λ) such extra rungs may reach (default 10000; 10·L_{−2} "
+                                       "each: 10000 after 3000)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--plot", help="write the figure τ_k against 1/ln(1/λ) to FILE's stem (.pdf, .png, .csv)")
     p.set_defaults(func=_run)

@@ -16,7 +16,7 @@ def write_limit_plot(result, path, alg1=None) -> list[Path]:
 
     stem = Path(path)
     stem = stem.with_suffix("") if stem.suffix.lower() in (".pdf", ".png", ".csv") else stem
-    x = np.array([1.0 / r["log_inv_lambda"] for r in result.ladder])
+    x = np.array([1.0 / r["log_inv_lambda"] for r in result.ladder if r["status"] in ("success", "settled")])
     exact = {j.neuron: j.tau for j in alg1.jumps} if alg1 is not None else {}
     with figstyle.context(figstyle.active().name):
         fig, ax = figstyle.subplots("column", aspect=0.8)
