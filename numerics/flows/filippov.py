@@ -45,6 +45,16 @@ INACTIVE, ACTIVE, SLIDING = 0, 1, 2
 MAX_ENUMERATED = 5  # a block of up to 5 kink data whose box solution fails the exact check is enumerated (3^5)
 
 
+def _sub(M, rows, cols):
+    """M[np.ix_(rows, cols)] without np.ix_'s overhead (called per neuron and per event)."""
+    return M[rows][:, cols]
+
+
+def _nonzero(x):
+    """np.flatnonzero for the 1-D masks here, without its ravel."""
+    return x.nonzero()[0]
+
+
 def _solve(A, b):
     """A⁻¹ b for float64 or for object arrays of mpmath numbers."""
     if A.dtype != object:
@@ -140,33 +150,36 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
     rounding_all = tie_tolerance(None, r, eps=eps, label_scale=label_scale, n=n, m=m, sums=sums)
     error_all = None if r_error is None else G_abs @ np.array([float(v) for v in r_error])
     crossed = crossed or {}
-    for j in np.flatnonzero(kink.any(axis=0)):
-        K = np.flatnonzero(kink[:, j])
+    for j in _nonzero(kink.any(axis=0)):
+        K = _nonzero(kink[:, j])
         sign = int(np.sign(float(s[j])))
         if sign == 0:
             continue  # a_j = 0: w_j does not move; its kink data stay inactive
-        A = np.flatnonzero(act[:, j])
-        b = G[np.ix_(K, A)] @ r[A] if len(A) else np.zeros(len(K), dtype=G.dtype)
+        A = _nonzero(act[:, j])
+        if _still_sliding(K, A, j, r, sign, G, rounding_all, previous, crossed, cache):
+            slide[K, j] = True
+            continue
+        b = _sub(G, K, A) @ r[A] if len(A) else np.zeros(len(K), dtype=G.dtype)
         rounding = rounding_all[K]
         floor = rounding if error_all is None else np.maximum(rounding, error_all[K])
         was_crossed = np.array([(int(k), int(j)) in crossed for k in K])
         slack = np.where(was_crossed, floor, rounding)  # the crossing component may keep the side it crossed into
         prefer = [(crossed or {}).get((int(k), int(j)), _preference(previous, k, j)) for k in K]
-        for block in _blocks(G_abs[np.ix_(K, K)]):  # data orthogonal to each other decide independently
+        for block in _blocks(_sub(G_abs, K, K)):  # data orthogonal to each other decide independently
             Kb = K[block]
-            assignment, ties = _complementarity(b[block], G[np.ix_(Kb, Kb)], r[Kb], sign, slack[block], floor[block],
+            assignment, ties = _complementarity(b[block], _sub(G, Kb, Kb), r[Kb], sign, slack[block], floor[block],
                                                 [prefer[q] for q in block], rounding[block])
             for q, state in zip(block, assignment, strict=True):
                 act[K[q], j] = state == ACTIVE
                 slide[K[q], j] = state == SLIDING
             for q, w in ties:
                 pattern.ambiguous.append((int(j), int(K[block[q]]), float(abs(w)), float(floor[block[q]])))
-    for j in np.flatnonzero(slide.any(axis=0)):
-        S, A = np.flatnonzero(slide[:, j]), np.flatnonzero(act[:, j])
+    for j in _nonzero(slide.any(axis=0)):
+        S, A = _nonzero(slide[:, j]), _nonzero(act[:, j])
         key = (S.tobytes(), A.tobytes()) if cache is not None and G.dtype != object else None
         P = cache.get(key) if key is not None else None
         if P is None:
-            P = -_solve_many(G[np.ix_(S, S)], G[np.ix_(S, A)]) if len(A) else np.zeros((len(S), 0), dtype=G.dtype)
+            P = -_solve_many(_sub(G, S, S), _sub(G, S, A)) if len(A) else np.zeros((len(S), 0), dtype=G.dtype)
             if key is not None:
                 if len(cache) > 4096:
                     cache.clear()
@@ -174,6 +187,33 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
                 cache[key] = P
         pattern.projections[int(j)] = (S, A, P)
     return pattern
+
+
+def _still_sliding(K, A, j, r, sign, G, rounding_all, previous, crossed, cache) -> bool:
+    """True when neuron j's kink data K all slid before, with the same active data A, and still do beyond doubt: the
+    case `_kept` accepts with every datum sliding (F empty: no push to check, no tie), read from the run's cache — the
+    projection v_K = P r_A with P = −G_KK⁻¹ G_KA (`decide`) and whether G_KK is positive definite — instead of solving
+    again (the common event of general data: a neuron re-decided, as every sliding one is, where nothing changed)."""
+    if cache is None or previous is None or G.dtype == object or r.dtype == object or not len(A):
+        return False
+    if not previous.slide[K, j].all() or any((int(k), int(j)) in crossed for k in K):
+        return False
+    rK = r[K]
+    if not np.all(sign * rK < 0):  # attractive only (a repulsive datum is never kept sliding)
+        return False
+    kb = K.tobytes()
+    P = cache.get((kb, A.tobytes()))
+    pd = cache.get(("pd", kb))
+    if P is None or pd is None:
+        if pd is None and len(cache) <= 4096:
+            ev = np.linalg.eigvalsh(_sub(G, K, K)) if len(K) > 1 else np.array([G[K[0], K[0]]])
+            cache[("pd", kb)] = bool(ev[0] > 1e-20 * max(ev[-1], 0.0))  # as `_kept`
+        return False
+    if not pd:
+        return False
+    eta = (P @ r[A]) / rK
+    band = np.maximum(rounding_all[K] / np.maximum(np.abs(G[K, K] * rK), 1e-300), 1e-11)  # as `_kept`
+    return bool(np.all((band < eta) & (eta < 1 - band)))
 
 
 def tie_tolerance(G_abs_rows, r, *, eps: float, label_scale: float, n: int, m: int, sums=None):
@@ -236,9 +276,9 @@ def _consistent(b, G, r, sign, slack, floor, assignment):
     F = [q for q in range(k) if assignment[q] != SLIDING]
     eta = np.array([1 if assignment[q] == ACTIVE else 0 for q in range(k)], dtype=b.dtype if b.dtype == object else float)
     if S:
-        rhs = -(b[S] + (G[np.ix_(S, F)] @ (eta[F] * r[F]) if F else 0))
+        rhs = -(b[S] + (_sub(G, S, F) @ (eta[F] * r[F]) if F else 0))
         try:
-            v_S = _solve(G[np.ix_(S, S)], rhs)
+            v_S = _solve(_sub(G, S, S), rhs)
         except (np.linalg.LinAlgError, ZeroDivisionError):
             return None
         eta_S = v_S / r[S]
@@ -317,7 +357,7 @@ def _kept(b, G, r, sign, slack, floor, prefer, rounding):
     if found is None or found[2]:
         return None
     eta, w, _ = found
-    for q in np.flatnonzero(attractive):
+    for q in _nonzero(attractive):
         if states[q] == SLIDING:
             band = max(float((slack if rounding is None else rounding)[q]) / max(abs(G[q, q] * r[q]), 1e-300), 1e-11)
             if not band < eta[q] < 1 - band:
@@ -325,7 +365,7 @@ def _kept(b, G, r, sign, slack, floor, prefer, rounding):
         elif (w[q] > 0) if states[q] == INACTIVE else (w[q] < 0):
             return None
     if attractive.sum() > 1:
-        GA = G[np.ix_(attractive, attractive)]
+        GA = _sub(G, attractive, attractive)
         ev = np.linalg.eigvalsh(GA)
         if not ev[0] > 1e-20 * max(ev[-1], 0.0):  # (the box minimiser drops roots below 1e-12 of the largest)
             return None
@@ -337,8 +377,8 @@ def _box_minimiser(G, b, r, eta, free):
     from scipy.optimize import lsq_linear
 
     held = [q for q in range(len(b)) if q not in free]
-    c = b[free] + (G[np.ix_(free, held)] @ (eta[held] * r[held]) if held else 0.0)
-    GF = G[np.ix_(free, free)]
+    c = b[free] + (_sub(G, free, held) @ (eta[held] * r[held]) if held else 0.0)
+    GF = _sub(G, free, free)
     if len(free) == 1:  # one datum: the minimiser of ½ G v² + c v on [lo, hi] is the clipped −c/G
         q = free[0]
         v = float(np.clip(-c[0] / GF[0, 0], min(0.0, r[q]), max(0.0, r[q]))) if GF[0, 0] > 0 else 0.0
