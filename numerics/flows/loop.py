@@ -110,8 +110,13 @@ class _Run:
                 self.events.append(Event(float(st.t), int(j), int(i), EventKind.SLIDE, exact=st.t))
         st.restart(pattern)
         exit_floors = np.zeros(self.problem.n)  # sliding exits: twice the rounding band of `filippov` (hysteresis)
-        for i in np.flatnonzero(pattern.slide.any(axis=1)):
+        rows = np.flatnonzero(pattern.slide.any(axis=1))
+        for i in rows if st.G.dtype == object else ():
             exit_floors[i] = 2 * self.push_floor(view, i, rounding_only=True) / abs(float(st.G[i, i]))
+        if len(rows) and st.G.dtype != object:  # float64: `push_floor` (rounding only) for all rows at once
+            G_rows = np.abs(st.G[rows])
+            exit_floors[rows] = 2 * tie_tolerance(G_rows, view.r, eps=st.eps, label_scale=self.label_scale,
+                                                  n=self.problem.n, m=self.problem.m) / G_rows[np.arange(len(rows)), rows]
         for i, j in list(self.held):
             if kink[i, j] or pattern.slide[i, j]:
                 self.held.discard((i, j))

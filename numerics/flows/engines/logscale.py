@@ -112,7 +112,7 @@ class _Basis:
     def projector(self, K):
         """The matrix P with φ_w P = `project_out` (φ_w, K) for every φ_w (one least-squares solve for all rows).
         Kept per kink set: a neuron's sliding set recurs at every event while it slides."""
-        key = tuple(int(k) for k in K)
+        key = np.asarray(K, dtype=np.intp).tobytes()
         P = self._projectors.get(key)
         if P is None:
             if len(self._projectors) > PROJECTOR_CACHE:
