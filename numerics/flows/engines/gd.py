@@ -97,6 +97,7 @@ class GDStepper(Stepper):
         self.A = np.empty((m, n))  # the pattern of the last evaluation as numbers, (m, n) rows
         self.size = np.empty((K + 1, m))  # ‖φ_i + h M φ_i‖ of step i
         self.Z = np.empty((n, m))  # pre-activations of the last evaluation
+        self._book = (np.empty((K + 1, m, d)), np.empty((K + 1, m)), np.empty((K, n * m), dtype=bool))  # (`_bookkeeping`)
         self.zeros = np.zeros((n, m))  # (an array operand: a ufunc call with a scalar costs a conversion per call)
         # scalars as arrays of the operands' shape: the same products, without a scalar conversion per call
         self.coef_m = np.full(m, self.coef)
@@ -225,20 +226,19 @@ class GDStepper(Stepper):
         return failure, s
 
     def _bookkeeping(self, c: int, loss: np.ndarray) -> None:
-        """Loss, ln‖θ_j‖ rates and the statistics of substeps 0 … c, vectorized over the substeps."""
+        """Loss, ln‖θ_j‖ rates and the statistics of substeps 0 … c, vectorized over the substeps (into preallocated
+        arrays: a temporary above glibc's mmap threshold would be mapped and unmapped at every call)."""
         P, F, on = self.P[:c + 1], self.F[:c + 1], self.on
         self.loss = loss
         # d ln‖θ_j‖/dt = φ_jᵀ M_j φ_j (θ_j = e^{ρ_j} φ_j, ‖φ_j‖ = 1), times T per unit of the problem's time
-        self.rates = self.T * (P[:, :, 0] * F[:, :, 0] + np.add.reduce(P[:, :, 1:] * F[:, :, 1:], -1))
-        if c == 1:
-            changed = np.count_nonzero(on[1] != on[0])
-            self.pattern_changes += changed > 0
-            self.flips += changed
-            self.loss_rises += bool(loss[1] > loss[0])
-        elif c:
-            changed = np.count_nonzero((on[1:c + 1] != on[:c]).reshape(c, -1), axis=1)
-            self.pattern_changes += int(np.count_nonzero(changed))
-            self.flips += int(changed.sum())
+        wdot, adot, changed = self._book[0][:c + 1], self._book[1][:c + 1], self._book[2][:c]
+        np.multiply(P[:, :, 1:], F[:, :, 1:], wdot)
+        np.multiply(P[:, :, 0], F[:, :, 0], adot)
+        self.rates = self.T * (adot + np.add.reduce(wdot, -1))
+        if c:
+            np.not_equal(on[1:c + 1].reshape(c, -1), on[:c].reshape(c, -1), changed)
+            self.pattern_changes += int(np.count_nonzero(np.logical_or.reduce(changed, 1)))
+            self.flips += int(np.count_nonzero(changed))
             self.loss_rises += int(np.count_nonzero(loss[1:] > loss[:-1]))
 
     def view(self) -> View:
