@@ -96,28 +96,38 @@ def _run(jumps, a, flips=None):
 
 
 @pytest.mark.parametrize("case, expected", [
-    ("flip", 0), ("flow_flipped_too", None), ("gd_kept_sign", None), ("moves_fast", None), ("missed_earlier_jump", None)])
+    ("flip", 0), ("flow_flipped_too", None), ("gd_kept_sign", None), ("moves_fast", None), ("moves_earlier", None),
+    ("missed_earlier_jump", None)])
 def test_unreachable_leaves_out_only_a_gd_sign_flip_no_step_of_the_ladder_undoes(case, expected):
-    """`gd_limit._unreachable` on the figures of seed 1, draw 0 at λ = 1e-40 (GD jumps neuron 0 with a flipped sign at
-    τ = 2.680, 2.771 at η, η/4; the flow jumps neuron 2 only) and on variations where the ladder must go on judging."""
+    """`gd_limit._unreachable` on the figures of seed 1, draw 0 at λ = 1e-40 (GD flips a_0 at τ ≈ 0.43, 0.51 and jumps
+    neuron 0 at τ = 2.680, 2.771 at η, η/4; the flow jumps neuron 2 only) and on variations where the ladder must go
+    on judging."""
     signs = np.array([1.0, 1.0, -1.0, 1.0, 1.0])
     flow_jumps, flow_a = [(2, 3.798)], [1e-54, 2e-14, -1.26, 3e-14, 5e-15]
     coarse_jumps, fine_jumps = [(0, 2.680), (2, 3.828), (1, 27.2)], [(0, 2.771), (2, 3.811), (1, 26.2)]
     gd_a = [-1.38, 1.07, -1.52, 1.27, -1.39]
+    coarse_flip, fine_flip = {0: 0.43}, {0: 0.51}
     if case == "flow_flipped_too":
         flow_a[0] = -1e-54
     if case == "gd_kept_sign":
         gd_a[0] = 1.38
-    if case == "moves_fast":  # 10 in τ per quartering: past τ = 30 after 2 more quarterings, within the ladder
+        coarse_flip = fine_flip = {}
+    if case == "moves_fast":  # the jump moves 10 in τ per quartering: past τ = 30 after 1.7 more, within the ladder
         fine_jumps[0] = (0, 12.68)
-    if case == "missed_earlier_jump":  # the flow jumps neuron 3 before GD's flip and GD does not
+    if case == "moves_earlier":  # a flip that comes earlier at η/4 is not the O(η) imbalance's
+        fine_flip = {0: 0.40}
+    if case == "missed_earlier_jump":  # the flow jumps neuron 3 before GD's jump and GD does not
         flow_jumps = [(3, 1.0), (2, 3.798)]
-    out = gd_limit._unreachable(_run(flow_jumps, flow_a), _run(coarse_jumps, gd_a), _run(fine_jumps, gd_a), signs, 30.0, 2)
+    out = gd_limit._unreachable(_run(flow_jumps, flow_a), _run(coarse_jumps, gd_a, coarse_flip),
+                                _run(fine_jumps, gd_a, fine_flip), signs, 30.0, 2)
     if expected is None:
         assert out is None
     else:
-        assert out["neuron"] == expected and out["shift_per_quartering"] == pytest.approx(0.091)
-        assert out["quarterings_needed"] == pytest.approx((30 - 2.771) / 0.091) and "C Prop. 1" in out["reason"]
+        spacing = 0.01  # the stand-in runs' samples
+        assert out["neuron"] == expected and out["shift_per_quartering"] == pytest.approx(0.08)
+        # the jump's own count is the smaller here: (30 − 2.771)/0.091
+        assert out["quarterings_needed"] == pytest.approx(min((30 - 0.51) / (0.08 + spacing), (30 - 2.771) / 0.091))
+        assert "C Prop. 1" in out["reason"] and out["kind"] == "extra"
 
 
 @pytest.mark.parametrize("case, expected", [
@@ -132,7 +142,7 @@ def test_unreachable_leaves_out_a_jump_gd_misses_after_flipping_its_sign(case, e
     gd_a = [-1e-20, -0.9, 1e-30]
     coarse_flip, fine_flip = {0: 0.50}, {0: 0.60}
     flow_flips = {0: 1.0} if case == "flow_flipped_too" else {}  # a_0 · s_0 < 0 before τ = 1 in the flow
-    if case == "moves_fast":  # 3 in τ per quartering: past τ = 6.5 after 1.97 more, within the ladder's 2
+    if case == "moves_fast":  # 3 in τ per quartering: past τ = 6.5 after 0.97 more, within the ladder's 2
         fine_flip = {0: 0.5 + 3.0}
     if case == "gd_jumps_it":
         fine_jumps = fine_jumps + [(0, 9.0)]
@@ -146,6 +156,23 @@ def test_unreachable_leaves_out_a_jump_gd_misses_after_flipping_its_sign(case, e
     if expected is None:
         assert out is None
     else:
-        assert out["neuron"] == expected and out["event"] == "flip"
+        assert out["neuron"] == expected and out["kind"] == "missing"
         assert out["shift_per_quartering"] == pytest.approx(0.1)
-        assert out["quarterings_needed"] == pytest.approx((6.5 - 0.6) / 0.1) and "never jumps" in out["reason"]
+        assert out["quarterings_needed"] == pytest.approx((6.5 - 0.6) / (0.1 + 0.01)) and "never jumps" in out["reason"]
+
+
+def test_unreachable_counts_by_the_flip_when_the_extra_jump_moves_earlier():
+    """Seed 17, draw 1 at λ = 1e-40: GD flips a_2 at τ ≈ 0.7, 0.8 (η, η/4) and jumps neuron 2 at τ = 12.146, 10.568,
+    earlier at the smaller step; the flip, the mechanism, moves later, and GD rejoins the flow's branch only once it
+    passes the horizon: (30 − 0.8)/(0.1 + 0.1) quarterings."""
+    signs = np.array([1.0, -1.0, 1.0])
+    flow = _run([(0, 3.599)], [1.2, -1e-30, 1e-30])
+    tau = np.round(np.arange(0.0, 30.05, 0.1), 1)
+    coarse, fine = _run([(0, 3.593), (2, 12.146)], [1.2, -1e-30, -0.9]), _run([(0, 3.586), (2, 10.568)], [1.2, -1e-30, -0.9])
+    for run, flip in ((coarse, 0.7), (fine, 0.8)):
+        run.trajectory.tau = tau
+        run.trajectory.a = np.tile(run.a, (tau.size, 1))
+        run.trajectory.a[tau < flip, 2] = 0.9
+    out = gd_limit._unreachable(flow, coarse, fine, signs, 30.0, 2)
+    assert out["neuron"] == 2 and out["kind"] == "extra"
+    assert out["quarterings_needed"] == pytest.approx((30 - 0.8) / (0.1 + 0.1))

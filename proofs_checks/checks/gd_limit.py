@@ -61,6 +61,10 @@ REASON = ("GD's error is first order in its step: max|GD(η/4) − flow| ≈ max
 #   neurons as the flow, at most LADDER_DEPTH times (then the smallest pair is judged: a flow that GD does not
 #   approach is refuted by the same law).
 STABILITY_PRODUCT, LADDER_DEPTH = 0.2, 3
+# * replacements: a draw left out (below) is replaced by a fresh draw of the same shape (the next index of the
+#   seed's stream), at most REPLACEMENTS times, so that the verdict rests on as many judged draws as listed; the
+#   records keep the left-out draws with their reasons.
+REPLACEMENTS = 2
 # * balance (C Prop. 1, Assumption 3): from a balanced start a_j² − ‖w_j‖² = 0 is conserved along every Filippov
 #   solution, so a_j = s_j‖w_j‖ keeps its sign while θ_j ≠ 0: a flow neuron never changes the sign of its output
 #   weight. GD conserves it only to O(η) per unit of t (q_{k+1} = q_k + η²(g_a² − ‖g_w‖²)), and a decaying neuron can
@@ -106,63 +110,65 @@ def _flip_tau(result, j: int, sign: float) -> float | None:
     return float(result.trajectory.tau[flipped[0]]) if flipped.size else None
 
 
-def _verdict(j: int, event: str, taus: tuple[float, float], limit: float, rungs_left: int, what: str) -> dict | None:
-    """The quarterings of η that would carry GD's event (at ``taus`` for η, η/4) past ``limit``; a reason if the
-    ladder has fewer left than that, else None (the ladder may still reach the flow's branch). ``what`` says what GD
-    and the flow do, with "{taus}" where the event's times go."""
+def _quarterings(taus: tuple[float, float], spacing: float, limit: float) -> float:
+    """The fewest quarterings of η that would carry a GD event at ``taus`` (η, η/4; read on samples ``spacing`` apart)
+    past ``limit`` if it keeps its shift per quartering: (limit − τ(η/4)) / (shift + spacing); ∞ if it does not move
+    later."""
     shift = taus[1] - taus[0]
-    needed = (limit - taus[1]) / shift if shift > 0 else np.inf
-    if needed <= rungs_left:
-        return None
-    return {"neuron": int(j), "event": event, "gd_event_tau": list(taus), "shift_per_quartering": shift,
-            "quarterings_needed": needed, "reason": (
-                what.format(taus=f"τ = {taus[0]:.3f}, {taus[1]:.3f} (η, η/4)")
-                + f"; the {event} moves {shift:.3g} in τ per quartering of η and would pass τ = {limit:.3f} after "
-                f"{needed:.3g} quarterings ({rungs_left} left): not GD's first-order regime at any reachable step")}
+    return (limit - taus[1]) / (shift + spacing) if shift > 0 else np.inf
 
 
 def _unreachable(flow, coarse, fine, signs, horizon: float, rungs_left: int) -> dict | None:
     """Why GD's branch leaves the flow's by a sign flip no reachable step undoes (see ``balance`` above), or None.
 
-    GD's first divergence from the flow's branch, in one of two forms, each counted only when the neuron's output
-    weight ends opposite to its initial sign s_j in both GD runs and with it in the flow, and every flow jump before
-    the divergence is one of GD's at both steps (later differences follow from it: the residuals differ from then on):
+    GD's first divergence from the flow's branch, in one of two forms:
     * an extra jump: GD jumps neuron j at both steps and the flow does not (seed 1, draw 0: GD jumps the flipped
-      neuron 0); the divergence is GD's jump (at η/4), and it counts when the shift of that jump per quartering of η
-      would carry it past the horizon only after more quarterings than the ladder has left;
-    * a missing jump: the flow jumps neuron j and GD at neither step does, a_j having flipped first (seed 11, draw 0);
-      the divergence is GD's flip (the first saved time with a_j s_j < 0, at η/4), and it counts when the flip's shift
-      per quartering would carry it past the flow's jump of j only after more quarterings than are left (a GD that
-      flips after the flow's jump follows the flow's grown neuron)."""
+      neuron 0; the divergence is GD's jump);
+    * a missing jump: the flow jumps neuron j and GD at neither step does (seed 11, draw 0; the divergence is GD's
+      flip).
+    Either counts only when GD flips a_j at both steps (a saved sample with a_j s_j < 0, and a_j ends so) while the
+    flow never does, the flip moves later at η/4 (the mechanism: GD's O(η) imbalance shrinks with η; a flip that does
+    not move later is something else, and the ladder judges it), and every flow jump before the divergence is one of
+    GD's at both steps (later differences follow from it). It is left out when no reachable step can undo it: GD
+    rejoins the flow's branch once its flip passes the horizon (extra) or the flow's jump of j (missing: a GD
+    flipping after it follows the flow's grown neuron), or, for an extra jump, once the jump itself passes the
+    horizon; the fewest quarterings of η either takes at its measured shift (`_quarterings`) exceed those left."""
     gd_both = set(_jumped(coarse)) & set(_jumped(fine))
     candidates = []  # (divergence τ at η/4, kind, j)
     for j in gd_both - set(_jumped(flow)):
         candidates.append((min(jp.tau for jp in fine.jumps if jp.neuron == j), "extra", j))
     for j in set(_jumped(flow)) - set(_jumped(coarse)) - set(_jumped(fine)):
-        flips = (_flip_tau(coarse, j, signs[j]), _flip_tau(fine, j, signs[j]))
-        if None not in flips:
-            candidates.append((flips[1], "missing", j))
+        flip = _flip_tau(fine, j, signs[j])
+        if flip is not None:
+            candidates.append((flip, "missing", j))
     if not candidates:
         return None
     _, kind, j = min(candidates)
-    if not (coarse.a[j] * signs[j] < 0 and fine.a[j] * signs[j] < 0 and flow.a[j] * signs[j] >= 0
-            and _flip_tau(flow, j, signs[j]) is None):
+    flips = (_flip_tau(coarse, j, signs[j]), _flip_tau(fine, j, signs[j]))
+    if None in flips or not (flips[1] > flips[0] and coarse.a[j] * signs[j] < 0 and fine.a[j] * signs[j] < 0
+                             and flow.a[j] * signs[j] >= 0 and _flip_tau(flow, j, signs[j]) is None):
         return None
+    spacing = float(np.diff(fine.trajectory.tau).max())
     if kind == "extra":
-        taus = tuple(min(jp.tau for jp in run.jumps if jp.neuron == j) for run in (coarse, fine))
-        limit, event = horizon, "jump"
-        what = (f"GD flips the sign of a_{j} and jumps neuron {j} at {{taus}}; the flow keeps a_{j} = s_{j}‖w_{j}‖ "
-                f"(C Prop. 1) and neuron {j} small")
+        jumps = tuple(min(jp.tau for jp in run.jumps if jp.neuron == j) for run in (coarse, fine))
+        divergence, limit = min(jumps), horizon
+        needed = min(_quarterings(flips, spacing, limit), _quarterings(jumps, 0.0, limit))
+        what = (f"GD flips the sign of a_{j} and jumps neuron {j} at τ = {jumps[0]:.3f}, {jumps[1]:.3f}; the flow keeps "
+                f"a_{j} = s_{j}‖w_{j}‖ (C Prop. 1) and neuron {j} small")
     else:
-        taus = (_flip_tau(coarse, j, signs[j]), _flip_tau(fine, j, signs[j]))
-        limit = min(jp.tau for jp in flow.jumps if jp.neuron == j)
-        event = "flip"
-        what = (f"GD flips the sign of a_{j} at {{taus}} (the first saved samples with a_{j}s_{j} < 0) and "
-                f"never jumps neuron {j}; the flow keeps a_{j} = s_{j}‖w_{j}‖ (C Prop. 1) and jumps it at τ = {limit:.3f}")
-    before = {jp.neuron for jp in flow.jumps if jp.tau < min(taus)}
-    if not before <= gd_both:
+        divergence, limit = min(flips), min(jp.tau for jp in flow.jumps if jp.neuron == j)
+        needed = _quarterings(flips, spacing, limit)
+        what = (f"GD flips the sign of a_{j} and never jumps neuron {j}; the flow keeps a_{j} = s_{j}‖w_{j}‖ (C Prop. 1) "
+                f"and jumps it at τ = {limit:.3f}")
+    if not {jp.neuron for jp in flow.jumps if jp.tau < divergence} <= gd_both:
         return None  # GD missed an earlier flow jump: another divergence, judged by the ladder
-    return _verdict(j, event, taus, limit, rungs_left, what)
+    if needed <= rungs_left:
+        return None  # the ladder may still reach the flow's branch: descend
+    return {"neuron": int(j), "kind": kind, "gd_flip_tau": list(flips), "shift_per_quartering": flips[1] - flips[0],
+            "quarterings_needed": needed, "reason": (
+                f"{what}; GD's flip (τ ≈ {flips[0]:.3g}, {flips[1]:.3g} at η, η/4, saved every {spacing:.3g}) moves "
+                f"{flips[1] - flips[0]:.3g} in τ per quartering of η: at least {needed:.3g} quarterings ({rungs_left} "
+                "left) before GD rejoins the flow's branch, so no reachable step is in GD's first-order regime")}
 
 
 def _curves(instance, labels, times, lam, horizon):
@@ -205,7 +211,8 @@ def _gd_limit(ctx: Context, lam: str, horizon: float, step: float, draws) -> Out
     """GD at steps η and η/4 against the flow's loss curve on the drawn instances (module docstring); η per draw."""
     times = tuple(np.linspace(0.0, horizon, 61 if horizon <= 5 else 301))
     rows, worst, codimension = [], 0.0, 0
-    for k, (n, d, m) in enumerate(draws):
+    shapes = list(draws)
+    for k, (n, d, m) in enumerate(shapes):  # grows by a replacement for each draw left out (REPLACEMENTS)
         instance = random_general_instance(n, d, m, [ctx.seed, 71, k])
         base = FlowProblem.from_instance(instance, lam, horizon=horizon, save_at=times)
         labels = instance.labels * (1.01 if ctx.mutate else 1.0)
@@ -223,6 +230,8 @@ def _gd_limit(ctx: Context, lam: str, horizon: float, step: float, draws) -> Out
             rows.append({"draw": [n, d, m], "step": eta, "same_branch": False, "left_out": unreachable["reason"],
                          "flipped": {k: v for k, v in unreachable.items() if k != "reason"}, "flow_jumped": _jumped(flow), "gd_jumped": _jumped(coarse),
                          "gd_quarter_jumped": _jumped(fine)})
+            if len(shapes) < len(draws) + REPLACEMENTS:
+                shapes.append((n, d, m))  # a fresh draw of the same shape takes its place
             continue
         law = float(np.abs(coarse.trajectory.loss - fine.trajectory.loss).max())
         gap = float(np.abs(fine.trajectory.loss - flow.trajectory.loss).max())
