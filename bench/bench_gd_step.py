@@ -70,7 +70,7 @@ def main() -> None:
     ratios = [o / b for o, b in zip(ours, bare)]
     print(f"general n = 64, d = 16, m = 16, λ = {args.lam}, η = {args.eta:g} (t units), {res.stats['gd_steps']} steps, "
           f"{'every step recorded' if args.every_step else '101 sample times'}, {args.rounds} interleaved rounds, "
-          f"GD steps per loop step {res.stats['gd_steps_per_loop_step']}, "
+          f"GD steps per loop step {res.stats.get('gd_steps_per_loop_step', 1)}, "
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; "
           f"status {res.status.name.lower()}, final loss {res.final_loss:.6g}")
     print(f"  engine gd (solve, loop included): {ours_t * 1e6:.1f} µs/step (rounds: "
