@@ -236,3 +236,19 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_simultaneous_jumps_match_in_any_listed_order_but_distinct_times_do_not():
+    from types import SimpleNamespace as NS
+
+    from relucheck.numerics.flows import Jump
+    from relucheck.numerics.lambda_limit import _matched, _ordered
+
+    def run(*jumps):
+        return NS(jumps=[Jump(t, j, (0,)) for t, j in jumps], errors={"jumps": [1e-10] * len(jumps)})
+
+    same = [run((1.0, 2), (1.0, 1), (3.0, 0)), run((0.9, 1), (0.9, 2), (2.9, 0))]
+    assert _matched([_ordered(r) for r in same]) == (3, "")
+    apart = [run((1.0, 2), (1.1, 1)), run((0.9, 1), (1.0, 2))]  # the order changes with λ: inconclusive from jump 1
+    k, why = _matched([_ordered(r) for r in apart])
+    assert k == 0 and "differs across the ladder" in why
