@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...network import neuron_rates, pattern_residuals
+from ..dense import dense_of
 from ..engine import Domain, Engine, Stepper, View, poll
 from ..registry import register
 from ..events import Watch
@@ -60,26 +61,6 @@ MAX_RTOL = 1e-4
 _MAX_RTOL_REASON = (f"above {MAX_RTOL:g} the error on the residuals ({STIFF_NOISE:g}·rtol of the labels) is ≥ 10 % of "
                     "the labels: sign decisions cannot be resolved, and a rerun 100 times tighter may take the same wrong "
                     "branch (docs/engines.md)")
-
-
-class _Restricted:
-    """DOP853's dense output (scipy's `Dop853DenseOutput`) restricted to the state's coordinates ``idx``: y_old + Σ_k
-    c_k(x) F_k with x = (t − t_old)/h and c_k the products of x and 1 − x that scipy's nested form multiplies (its
-    `_call_impl`), computed once per t as 7 scalars, so that the event search costs one small product per time."""
-
-    def __init__(self, dense, idx):
-        self.t_old, self.h = dense.t_old, dense.h
-        self.F, self.y_old = dense.F[:, idx], dense.y_old[idx]
-
-    def __call__(self, t):
-        x = (t - self.t_old) / self.h
-        k = len(self.F)
-        c = [0.0] * k
-        p = 1.0
-        for i in range(k - 1, -1, -1):  # scipy: for i, f in enumerate(reversed(F)): y += f; y *= x or 1 − x
-            p *= x if i % 2 == 0 else 1.0 - x
-            c[k - 1 - i] = p
-        return self.y_old + np.array(c) @ self.F
 
 
 class _Basis:
@@ -308,7 +289,7 @@ class LogScaleStepper(Stepper):
 
     def _dense(self):
         if self.dense is None:
-            self.dense = self.solver.dense_output()
+            self.dense = dense_of(self.solver)
             self.dense_outputs += 1
         return self.dense
 
@@ -337,7 +318,7 @@ class LogScaleStepper(Stepper):
         if self.balanced:
             sign = sign / np.sqrt(2.0)  # z = ⟨ψ_j, x_i⟩/√2 relative to ‖θ_j‖
         if self.basis.identity:
-            part = _Restricted(dense, self.m + watch.neurons * width + start + watch.data)  # φ_j,w's coordinate on x_i
+            part = dense.restrict(self.m + watch.neurons * width + start + watch.data)  # φ_j,w's coordinate on x_i
             return lambda t: sign * part(t)
         # each neuron's φ_j,w once (at most the state's size), then ⟨φ_j,w, x_i⟩ per row: row by row while k·d is
         # small, else as X Φᵀ (n × neurons): a (k, d) gather per row (7 copies in the dense output) took 7.7 GB for
@@ -345,7 +326,7 @@ class LogScaleStepper(Stepper):
         neurons, col = np.unique(watch.neurons, return_inverse=True)
         dim = self.basis.dim
         idx = ((self.m + neurons * width + start)[:, None] + np.arange(dim)[None, :]).ravel()
-        part = _Restricted(dense, idx)
+        part = dense.restrict(idx)
         X, data = self.basis.X, watch.data
         if len(watch) * dim <= GATHER_LIMIT:
             rows = X[data]
@@ -392,7 +373,7 @@ class LogScaleStepper(Stepper):
         if not moving.any():
             return None
         dense = self._dense()
-        part = _Restricted(dense, np.arange(self.m))
+        part = dense.restrict(np.arange(self.m))
         return lambda t, j: part(t)[j]
 
     def final(self):
