@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...network import neuron_rates, pattern_residuals
+from ..basis import Basis
 from ..dense import dense_of
 from ..engine import Domain, Engine, Stepper, View, poll
 from ..registry import register
@@ -46,7 +47,6 @@ RTOL, ATOL = 1e-10, 1e-12
 STIFF_NOISE = 1e3
 BALANCED_TOLERANCE = 1e-9  # |â_j| = ‖ŵ_j‖ to this (the instance format's unit-vector tolerance): balanced exactly
 JUMP_WINDOW = 8.0  # ln‖θ_j‖ within this of the largest: where the jump rule can place a jump (`norm_interpolant`)
-PROJECTOR_CACHE = 256  # kink sets whose projector is kept (each dim² numbers)
 GATHER_LIMIT = 1 << 20  # numbers in a (rows, d) gather of the event evaluator (8 MiB); beyond it X Φᵀ (n × neurons)
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
 # rtol bounds (a tolerance is a promise, `numerics.flows.vouch`): every answer is checked by a rerun at rtol/R
@@ -63,55 +63,8 @@ _MAX_RTOL_REASON = (f"above {MAX_RTOL:g} the error on the residuals ({STIFF_NOIS
                     "branch (docs/engines.md)")
 
 
-class _Basis:
-    """Where φ_j,w lives: the inputs as given (general) or the data basis of orthonormal inputs (identity)."""
-
-    def __init__(self, X, identity: bool):
-        self.identity = identity
-        self.X = X
-        self.n = X.shape[0]
-        self.dim = self.n + 1 if identity else X.shape[1]
-        self.G = np.eye(self.n) if identity else X @ X.T
-        self._projectors = {}
-
-    def pre(self, Phi_w):
-        """z (n, m) from φ_w (m, dim)."""
-        return Phi_w[:, :self.n].T if self.identity else self.X @ Phi_w.T
-
-    def row(self, i, Phi_wj):
-        """⟨φ_j,w, x_i⟩ for one neuron's φ_w (…, dim)."""
-        return Phi_wj[..., i] if self.identity else Phi_wj @ self.X[i]
-
-    def project_out(self, phi_w, K):
-        """φ_w minus its component in span{x_k : k ∈ K} (the kink is exact afterwards)."""
-        phi_w = phi_w.copy()
-        if self.identity:
-            phi_w[K] = 0.0
-            return phi_w
-        return phi_w @ self.projector(K)
-
-    def projector(self, K):
-        """The matrix P with φ_w P = `project_out` (φ_w, K) for every φ_w (one least-squares solve for all rows).
-        Kept per kink set: a neuron's sliding set recurs at every event while it slides."""
-        key = np.asarray(K, dtype=np.intp).tobytes()
-        P = self._projectors.get(key)
-        if P is None:
-            if len(self._projectors) > PROJECTOR_CACHE:
-                self._projectors.clear()
-            P = self._projectors[key] = self._projector(K)
-        return P
-
-    def _projector(self, K):
-        if self.identity:
-            P = np.eye(self.dim)
-            P[K, K] = 0.0
-            return P
-        XK = self.X[K]  # least squares: more kink data than their span (a neuron on d or more kinks) is no error
-        return np.eye(self.dim) - np.linalg.lstsq(XK @ XK.T, XK, rcond=None)[0].T @ XK
-
-
 class LogScaleStepper(Stepper):
-    def __init__(self, problem, basis: _Basis, rho0, Phi0, *, rtol, atol, max_step, balanced_signs=None):
+    def __init__(self, problem, basis: Basis, rho0, Phi0, *, rtol, atol, max_step, balanced_signs=None):
         self.problem, self.basis = problem, basis
         self.balanced = balanced_signs is not None  # then the state holds ρ_j and ψ_j = w_j/‖w_j‖ only (docstring)
         if self.balanced:
@@ -417,7 +370,7 @@ class LogScaleEngine(Engine):
               basis: str = "auto") -> LogScaleStepper:
         X = problem.inputs
         identity = basis == "data" or (basis == "auto" and problem.orthonormal())
-        b = _Basis(X, identity)
+        b = Basis(X, identity)
         a_hat, W_hat = problem.init.a_hat, problem.init.W_hat
         if identity:
             C = W_hat @ X.T  # (m, n) data coordinates of ŵ_j
