@@ -269,7 +269,8 @@ class GDStepper(Stepper):
 
     def norm_interpolant(self):
         """Over a call of several substeps: the loop's cubic Hermite of ln‖θ_j‖ on each GD step inside it (the same
-        values and rates the loop reads at a step end), so that jump times are those of the step-by-step track."""
+        values and rates the loop reads at a step end), arranged so that jump times are those of the step-by-step
+        track (`_PiecewiseHermite`)."""
         c = self.count
         if c <= 1:
             return None
@@ -292,10 +293,16 @@ class GDStepper(Stepper):
 
 
 class _PiecewiseHermite:
-    """(t, j) -> ln‖θ_j(t)‖ on the GD steps of one call: `NormTrack.value_at`'s cubic Hermite on the step holding t."""
+    """(t, j) -> ln‖θ_j‖ on the GD steps of one call, for the jump rule's first crossing of a level (`jumps_of`): on
+    the step holding t, `NormTrack.value_at`'s cubic Hermite clipped to its larger end value and raised to the largest
+    value at the earlier step ends of the call. A level is then crossed first on the step where the step-by-step
+    track crosses it first (the first step end at or above it): an earlier step's Hermite may overshoot a level its
+    ends stay below, a later one may dip under it again, and the loop, which sees one step per call, brackets the
+    root over the whole call. On that step the crossing is the Hermite's own (the raised part lies below the level)."""
 
     def __init__(self, times: list, values: np.ndarray, slopes: np.ndarray):
         self.times, self.values, self.slopes = times, values, slopes
+        self.before = np.maximum.accumulate(values, axis=0)  # the largest value at step ends 0 … k
 
     def __call__(self, t, j: int):
         k = min(max(bisect.bisect_left(self.times, t), 1), len(self.times) - 1)
@@ -304,7 +311,8 @@ class _PiecewiseHermite:
         h = t1 - t0
         x = (t - t0) / h
         d0, d1 = self.slopes[k - 1][j] * h, self.slopes[k][j] * h
-        return (v0 * (1 + 2 * x) * (1 - x) ** 2 + d0 * x * (1 - x) ** 2 + v1 * x * x * (3 - 2 * x) - d1 * x * x * (1 - x))
+        value = (v0 * (1 + 2 * x) * (1 - x) ** 2 + d0 * x * (1 - x) ** 2 + v1 * x * x * (3 - 2 * x) - d1 * x * x * (1 - x))
+        return max(self.before[k - 1][j], min(value, max(v0, v1)))
 
 
 def _refuse(problem, options):
