@@ -160,6 +160,30 @@ def _unreviewed(problem, **options):
     return integrate(get_engine("float64"), problem, **options)
 
 
+def _with_check_run(problem):
+    """``solve(problem, "float64")`` and the same problem's run at rtol/100, atol/100 (read for its events only).
+
+    The engine's review (`numerics.flows.vouch.review_by_rerun`) makes exactly that run (its check run: the problem
+    at the run's own horizon and saved times, rtol/100, atol/100, no parameters saved) to vouch for the answer; it is
+    kept here instead of being made a second time. `solve`'s steps are repeated for that (the engine, the loop, then
+    the engine's review with a rerun that keeps what it runs): the same computation, bit for bit. If the review made
+    no such run (another engine's policy), the run is made apart."""
+    eng = get_engine("float64")
+    made = []
+
+    def rerun(problem=problem, **changes):
+        made.append((problem, changes, integrate(eng, problem, **changes)))
+        return made[-1][2]
+
+    f64 = eng.review(integrate(eng, problem), problem, {}, rerun)
+    rtol, atol = f64.tolerances["rtol"] / 100, f64.tolerances["atol"] / 100
+    for checked, changes, run in made:
+        if (changes.get("rtol"), changes.get("atol"), changes.get("save_params", False)) == (rtol, atol, False) and \
+                (checked.horizon, checked.save_at, checked.max_horizon) == (problem.horizon, problem.save_at, problem.max_horizon):
+            return f64, run
+    return f64, _unreviewed(problem, rtol=rtol, atol=atol)
+
+
 def _compare_at(seed, lam, mutate):
     """One λ: the entries compared (prediction mpmath, measurement float64, tolerance, what) and what was not.
     The plateau points come from a first float64 run (its jumps and end); the rtol/100 rerun gives the events'
@@ -168,8 +192,7 @@ def _compare_at(seed, lam, mutate):
     f0 = _unreviewed(probe)
     points = _plateau_points(f0)
     problem = general_problem(seed, lam, save_at=points)
-    f64 = solve(problem, "float64")
-    fine = _unreviewed(problem, rtol=f64.tolerances["rtol"] / 100, atol=f64.tolerances["atol"] / 100)
+    f64, fine = _with_check_run(problem)
     mp_problem = general_problem(seed, f"{float(lam) * 10:g}", save_at=points) if mutate else problem  # mutant: 10λ
     mp = solve(mp_problem, "mpmath", digits=DIGITS_GENERAL)
     entries, undecided = [], []
