@@ -25,6 +25,8 @@ without threading it through each figure function.
 """
 from __future__ import annotations
 
+import logging
+
 import contextlib
 import contextvars
 import os
@@ -135,8 +137,10 @@ class DaskExecutor(Executor):
             # worker processes that may start children (numerics.budget), as in process_pool; a cluster started
             # elsewhere needs the same setting: `distributed.worker.daemon: false` (docs/executor.md)
             dask.config.set({"distributed.worker.daemon": False})
+            # silence_logs: distributed's own WARNING lines (a worker or nanny closing on an interrupt) are not the
+            # user's business; its errors still print
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                         host="127.0.0.1", dashboard_address=None)
+                                         host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
             self._client = Client(self._cluster)
         else:
             try:
@@ -177,7 +181,13 @@ class DaskExecutor(Executor):
             raise
 
     def close(self):
-        """Disconnect, and stop the LocalCluster (bounded: its worker processes also end with this process)."""
+        """Disconnect, and stop the LocalCluster (bounded: its worker processes also end with this process). What
+        distributed logs while it tears down a cluster we are stopping (after an interrupt: a nanny's cancelled RPC,
+        with its traceback) is not the user's business: its loggers are muted for the teardown."""
+        loggers = [logging.getLogger(name) for name in logging.root.manager.loggerDict if name.startswith("distributed")]
+        levels = [logger.level for logger in loggers]
+        for logger in loggers:
+            logger.setLevel(logging.CRITICAL)
         try:
             if self._client is not None:
                 self._client.close(timeout=STOP_SECONDS)
@@ -187,6 +197,8 @@ class DaskExecutor(Executor):
             pass
         finally:
             self._client = self._cluster = None
+            for logger, level in zip(loggers, levels):
+                logger.setLevel(level)
 
 
 def make_executor(kind: str = "process", *, workers: int | None = None, scheduler: str | None = None) -> Executor:
