@@ -149,3 +149,17 @@ def test_budget_counts_from_the_command_start(tmp_path, monkeypatch):
     code, out, err = _run(["flow", str(path), "--lam", "1e-10", "--budget", "50", "--json"])
     assert seen["started"] is not None
     assert code == 3 and json.loads(out)["status"] == "budget", err
+
+
+def test_a_large_request_says_so_counting_the_dimension(monkeypatch, capsys):
+    """The red team's n = 2000, d = m = 800 ran for hours with a note that counted n·m products a step: a step computes
+    X Wᵀ, n·m·d products. The note names that count (here at λ = 1e-100: about 31 steps by the estimate, 4e10
+    products); a small d keeps the same n below the threshold, with nothing said."""
+    monkeypatch.setattr(cost, "available_memory", lambda: 64 * 2.0 ** 30)
+    monkeypatch.setattr(flow_command, "_check_taylor", lambda *a: None)
+    flow_command.check_cost(_lazy_instance(2000, 800, 800), _args(budget=60.0, lam="1e-100"), None)
+    assert f"n·m·d = {2000 * 800 * 800}" in capsys.readouterr().err
+    small = _lazy_instance(2000, 1, 20)
+    assert cost.estimate(small.inputs, small.labels, 20, 23.0, 1.0).steps * 2000 * 20 < flow_command.LARGE_WORK
+    flow_command.check_cost(small, _args(budget=60.0), None)
+    assert capsys.readouterr().err == ""

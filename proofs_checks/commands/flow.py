@@ -191,8 +191,10 @@ def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) 
             f"{log_inv:.3g} times the data's scale {cost.sigma:.3g}, so the steps per unit of τ grow with it); give a "
             f"larger λ, a shorter horizon, or --budget SECONDS to run until then and stop inconclusive")
     _check_taylor(instance, args, free, memory_only)
-    if not memory_only and cost.steps * n * m > LARGE_WORK:
-        print(f"relucheck flow: a large request (about {cost.steps:.2g} steps of n·m = {n * m} products each); progress "
+    d = instance.inputs.shape[1]
+    if not memory_only and cost.steps * n * m * d > LARGE_WORK:
+        print(f"relucheck flow: a large request (about {cost.steps:.2g} steps of n·m·d = {n * m * d} products each, the "
+              f"pre-activations X Wᵀ); progress "
               f"every few seconds on stderr; --budget SECONDS bounds it", file=sys.stderr, flush=True)
 
 
@@ -234,7 +236,7 @@ def _check_taylor(instance, args, free, memory_only) -> None:
 
 PROGRESS_SECONDS = 5.0  # the progress line's period (numerics.flows.loop.PROGRESS_EVERY)
 DEFAULT_MAX_HORIZON = 100.0  # FlowProblem's default maximal horizon
-LARGE_WORK = 1e10  # steps × n·m above this take minutes (≈ 1 ns a product, a dozen field evaluations a step): say so
+LARGE_WORK = 1e10  # steps × n·m·d above this take minutes (≈ 1 ns a product, a dozen field evaluations a step): say so
 
 
 def _progress(t, end, events, steps) -> None:
