@@ -274,7 +274,7 @@ class GDStepper(Stepper):
         c = self.count
         if c <= 1:
             return None
-        return _PiecewiseHermite(list(self.times), self.R[:c + 1].copy(), self.rates.copy())
+        return _PiecewiseHermite(self.times, self.R[:c + 1].copy(), self.rates.copy())
 
     def final(self):
         theta = self._raw(self.count)
@@ -300,13 +300,17 @@ class _PiecewiseHermite:
     ends stay below, a later one may dip under it again, and the loop, which sees one step per call, brackets the
     root over the whole call. On that step the crossing is the Hermite's own (the raised part lies below the level)."""
 
+    __slots__ = ("times", "values", "slopes", "before")
+
     def __init__(self, times: list, values: np.ndarray, slopes: np.ndarray):
-        self.times, self.values, self.slopes = times, values, slopes
-        self.before = np.maximum.accumulate(values, axis=0)  # the largest value at step ends 0 … k
+        # kept for every call of a run (the loop's track holds them): arrays, not lists of Python floats
+        self.times, self.values, self.slopes, self.before = np.array(times), values, slopes, None
 
     def __call__(self, t, j: int):
+        if self.before is None:  # the largest value at step ends 0 … k (made when a crossing is first searched)
+            self.before = np.maximum.accumulate(self.values, axis=0)
         k = min(max(bisect.bisect_left(self.times, t), 1), len(self.times) - 1)
-        t0, t1 = self.times[k - 1], self.times[k]
+        t0, t1 = float(self.times[k - 1]), float(self.times[k])
         v0, v1 = self.values[k - 1][j], self.values[k][j]
         h = t1 - t0
         x = (t - t0) / h
