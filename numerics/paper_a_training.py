@@ -186,18 +186,20 @@ def threshold_problem(d: int, n: int, seed: int, *, m: int, lam: float, sigma: f
 
 
 def threshold_batch(d: int, ns, seeds, *, m: int, lam: float, lr: float, max_steps: int, sigma: float,
-                    n_test: int, lr_factor: float = 1.0, check_every: int = 1000, dtype: str = "float64") -> list[dict]:
+                    n_test: int, lr_factor: float = 1.0, check_every: int = 1000, dtype: str = "float64",
+                    backend=None, device=None) -> list[dict]:
     """Train every (n, seed) of one d in one batch (`threshold_problem`), GD with the stopping rules and step-size
     control (η ≤ lr_factor · lr, checks every ``check_every`` steps, the field in ``dtype``) of `train_batch`,
     flow-time budget lr · max_steps; losses in the 1/(2n) convention. The stack is sorted by decreasing n (blocks
-    of padding are skipped).
+    of padding are skipped). ``backend``/``device``: the array library the steps run on
+    (`numerics.array_backend.resolve`: numpy by default, or $RELUCHECK_ARRAY_BACKEND); the data are drawn in numpy.
 
     Returns one dict per (n, seed): train and test losses of the network and of OLS, the ratio
     L_train/L_OLS, the stopping status, and |cos(w_j, β̂_OLS)| of every neuron (v2 Fig. 3).
     """
     meta = [threshold_problem(d, n, seed, m=m, lam=lam, sigma=sigma, n_test=n_test) for n in ns for seed in seeds]
     order = sorted(range(len(meta)), key=lambda b: -meta[b]["n"])
-    P = GDBatch.stack([(meta[b]["X"], meta[b]["y"]) for b in order], dtype=np.dtype(dtype))
+    P = GDBatch.stack([(meta[b]["X"], meta[b]["y"]) for b in order], dtype=np.dtype(dtype)).to(backend, device)
     ref = np.array([meta[b]["train_ols"] for b in order])
     res = train_batch(P, np.array([meta[b]["a0"] for b in order]), np.array([meta[b]["W0"] for b in order]), lr,
                       max_steps, loss_ref=ref, interp_ratio=0.1 * INTERPOLATION_RATIO, check_every=check_every,
@@ -218,22 +220,29 @@ def threshold_batch(d: int, ns, seeds, *, m: int, lam: float, lr: float, max_ste
 
 
 def _threshold_task(task) -> list[dict]:
-    """One batch of the threshold sweep: (d, n, seeds, protocol) → one row per seed (module-level for workers)."""
-    d, n, seeds, proto = task
-    return threshold_batch(d, [n], seeds, **proto)
+    """One batch of the threshold sweep: (d, n, seeds, protocol, array library) → one row per seed (module-level for
+    workers)."""
+    d, n, seeds, proto, (backend, device) = task
+    return threshold_batch(d, [n], seeds, **proto, backend=backend, device=device)
 
 
-def threshold_sweep(path, d_values, seeds, *, scale: str = "full", progress: bool = True, **protocol) -> list[dict]:
+def threshold_sweep(path, d_values, seeds, *, scale: str = "full", progress: bool = True, backend=None, device=None,
+                    **protocol) -> list[dict]:
     """The threshold experiment as a resumable sweep (`numerics.sweep.Sweep`, one JSON line per (d, n, seed)).
 
     Points still missing are trained in batches of one (d, n) with all its seeds, one task each on the executor
     of `numerics.executor` (serial, a process pool or Dask); each row is appended as its batch finishes, so an
-    interruption loses at most the batches being trained, and a rerun skips every finished point.
+    interruption loses at most the batches being trained, and a rerun skips every finished point. ``backend`` and
+    ``device`` (`threshold_batch`) are not part of a point's key: the records agree across array libraries within
+    the tolerance of tests/test_array_api_backends.py.
     """
+    from .array_backend import resolve
     from .executor import current_executor
     from .sweep import Sweep, point_key
 
     proto = {**THRESHOLD_PROTOCOL, **protocol}
+    bk = resolve(backend, device)  # checked here, before any work; the workers get the names
+    library = (bk.name, None if bk.device is None else str(bk.device))
     sweep = Sweep(path, progress=progress)
     if sweep.path.exists() and not sweep.path.read_bytes().endswith(b"\n"):
         with sweep.path.open("a") as fh:  # a line cut by a kill: end it, or the next row would be glued to it
@@ -245,9 +254,9 @@ def threshold_sweep(path, d_values, seeds, *, scale: str = "full", progress: boo
         for n in threshold_grid(d, scale):
             todo = [s for s in seeds if point_key(dict(d=d, n=n, seed=s, **proto)) not in done]
             if todo:
-                tasks.append((d, n, todo, proto))
+                tasks.append((d, n, todo, proto, library))
     for finished, (k, rows) in enumerate(current_executor().map_unordered(_threshold_task, tasks), 1):
-        d, n, todo, _ = tasks[k]
+        d, n, todo = tasks[k][:3]
         for s, row in zip(todo, rows, strict=True):
             sweep.record(dict(d=d, n=n, seed=s, **proto), row)
         if progress:

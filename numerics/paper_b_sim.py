@@ -68,12 +68,14 @@ def good_event(X, y, A, W) -> np.ndarray:
 
 
 def batch_gd(X, y, A0, W0, lr: float, steps: int, *, stop_loss: float | None = None, chunk: int = 50,
-             history: bool = False) -> BatchRun:
+             history: bool = False, backend=None, device=None) -> BatchRun:
     """``steps`` GD steps of B's flow for every run; a run stops early once L < ``stop_loss``.
 
     X is (n, d), or the (n,) norms of canonical orthogonal inputs (`runs_of`). With ``history`` the loss of
     every run before each step is kept in ``BatchRun.history`` (B, steps + 1), NaN after a run stopped (then
-    ``chunk`` is 1 so that the stopping step is exact).
+    ``chunk`` is 1 so that the stopping step is exact). ``backend``/``device``: the array library the steps run on
+    (`numerics.array_backend.resolve`: numpy by default, or $RELUCHECK_ARRAY_BACKEND); the data stay there, the state
+    comes back to numpy every ``chunk`` steps (the stopping rule) and at the end.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -85,7 +87,7 @@ def batch_gd(X, y, A0, W0, lr: float, steps: int, *, stop_loss: float | None = N
     if A.ndim != 2 or W.ndim != 3 or W.shape[:2] != A.shape or W.shape[2] != d:
         raise RelucheckInputError(f"shapes: A (B, p), W (B, p, d) with d = {d}; got {A.shape}, {W.shape}")
     B, p = A.shape
-    runs = runs_of(X, y, p)
+    runs = runs_of(X, y, p).to(backend, device)
     F = runs.evaluate(A, W)
     loss0 = F.loss()
     hist = np.full((B, steps + 1), np.nan) if history else None

@@ -4,7 +4,8 @@
 
 the naive scheme the papers ran and whose limit η → 0 is the flow of `numerics.flows`. The field is the one of
 `numerics.network` (`preactivations`, `pattern_residuals`, `neuron_rates`) evaluated with leading batch axes;
-a step costs one field evaluation. The paper A and B simulators step through `descend`; the engine "gd"
+a step costs one field evaluation. The paper A and B simulators step through `descend` (on numpy, or on another
+array library through the Array API: `GDBatch.to`, `numerics.flows.batched_gd_xp`); the engine "gd"
 (`numerics.flows.engines.gd`) repeats `GDBatch.evaluate`'s arithmetic on one problem, on arrays it preallocates.
 
 `GDBatch` holds the data of the stack:
@@ -119,6 +120,18 @@ class GDBatch:
         """The same problems with the field computed in ``dtype``."""
         _check_dtype(dtype)
         return GDBatch(self.X.astype(dtype), self.y.astype(dtype), self.n, self.convention, dtype, self.diagonal)
+
+    def to(self, backend=None, device=None):
+        """The same problems on an array library (`numerics.array_backend.resolve`: numpy by default, or
+        $RELUCHECK_ARRAY_BACKEND): this batch for numpy, else a `batched_gd_xp.XPBatch` with the data moved once."""
+        from ..array_backend import resolve
+
+        bk = resolve(backend, device)
+        if bk.is_numpy:
+            return self
+        from .batched_gd_xp import XPBatch
+
+        return XPBatch(self, bk)
 
     def take(self, idx) -> "GDBatch":
         """The sub-batch of the problems ``idx`` (a stack; a shared batch is returned as is)."""
@@ -277,6 +290,8 @@ def descend(batch: GDBatch, a, W, eta, steps: int, *, field: Field | None = None
         raise RelucheckInputError(f"number of steps must be ≥ 0, got {steps}")
     if not (eta > 0 if isinstance(eta, float) else np.all(np.asarray(eta) > 0)):
         raise RelucheckInputError(f"learning rate must be > 0 (the step size η), got {eta}")
+    if not isinstance(batch, GDBatch):  # another array library (`GDBatch.to`): its own loop, the same steps
+        return batch.descend(a, W, eta, steps, field=field, observe=observe, keep=keep)
     eta_a, eta_W = _per_problem(eta, 1), _per_problem(eta, 2)
     F = batch.evaluate(a, W) if field is None else field
     for k in range(steps):
