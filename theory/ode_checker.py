@@ -30,6 +30,7 @@ a hang. The file format is in `theory.ode_problem`, the parsing of expressions a
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -245,16 +246,22 @@ def _points(problem: OdeProblem, count: int, seed) -> list[dict]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _mp_function(expr, symbols: tuple):
+    """``expr`` as an mpmath function of ``symbols`` (lambdify), made once per expression: `residual_at_points` evaluates
+    the same two sides at every point (making it at each point was most of check-ode's time)."""
+    # Dummies for the symbols: lambdify prints the arguments' names into its code and puts every symbol of a single
+    # expression into the code's namespace by name, so a parameter named mpf would hide mpmath's mpf
+    dummies = [sp.Dummy() for _ in symbols]
+    return sp.lambdify(dummies, _floated(expr).xreplace(dict(zip(symbols, dummies))), modules=[_GUARDED_MPMATH, "mpmath"])
+
+
 def _mp_value(expr, point):
     """``expr`` at ``point`` in mpmath, or None where it has no finite real value (SymPy's zoo for 1/0 included)."""
     if expr.has(*_NO_VALUE):
         return None
-    # Dummies for the symbols: lambdify prints the arguments' names into its code and puts every symbol of a single
-    # expression into the code's namespace by name, so a parameter named mpf would hide mpmath's mpf
-    dummies = [sp.Dummy() for _ in point]
     try:
-        val = sp.lambdify(dummies, _floated(expr).xreplace(dict(zip(point, dummies))),
-                          modules=[_GUARDED_MPMATH, "mpmath"])(*point.values())
+        val = _mp_function(expr, tuple(point))(*point.values())
         val = mpmath.mpmathify(val)
     except (ZeroDivisionError, ValueError, TypeError, OverflowError):
         return None

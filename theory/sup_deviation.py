@@ -66,17 +66,19 @@ def sup_deviation_2d(X, y, target) -> float:
     mid = angle[order[-1]] + gaps[-1] / 2  # pragma: no mutate
     active0 = Xk @ [np.cos(mid), np.sin(mid)] > 0  # pragma: no mutate  (no ⟨mid, x_k⟩ is 0: > and ≥ agree)
     value0 = (active0 * yk) @ Xk / n
-    ordered, group_end = [], []  # the events in exact order; whether each ends the events of its point
-    i = 0
-    while i < len(order):  # runs of float-close events (a single event is a run): exact order, one step per point
-        j = i
-        # the last gap (the largest, ≥ π/n > CLUSTER) ends every run; a gap of exactly CLUSTER is a true gap
-        # (≫ the 3e-15 float error), exact or float order alike, so < and ≤ agree
-        while gaps[j] <= CLUSTER:  # pragma: no mutate
+    ordered, group_end = order.copy(), np.ones(len(order), bool)  # the events in exact order; whether each ends
+    # the events of its point. A run of float-close events (gap ≤ CLUSTER after each but its last) is put in exact
+    # order, one step per point; an event alone is a run of one, already in place. The last gap (the largest,
+    # ≥ π/n > CLUSTER) ends every run; a gap of exactly CLUSTER is a true gap (≫ the 3e-15 float error), exact or float
+    # order alike, so < and ≤ agree
+    close = np.flatnonzero(gaps <= CLUSTER)  # pragma: no mutate
+    k = 0
+    while k < len(close):
+        i = j = int(close[k])
+        while k < len(close) and close[k] == j:
+            k += 1
             j += 1
         run, ends = _exact_run(V, order[i:j + 1])
-        ordered += run
-        group_end += ends
-        i = j + 1
-    values = value0 + np.cumsum(steps[ordered], axis=0)[np.array(group_end)]  # D_n on the arc after each point
+        ordered[i:j + 1], group_end[i:j + 1] = run, ends
+    values = value0 + np.cumsum(steps[ordered], axis=0)[group_end]  # D_n on the arc after each point
     return float(np.max(np.linalg.norm(np.vstack([value0, values]) - target, axis=1)))
