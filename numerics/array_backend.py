@@ -74,11 +74,11 @@ def resolve(backend=None, device=None) -> Backend:
                                   f"install it, or use {option}=numpy") from None
     from array_api_compat import array_namespace
 
-    xp = array_namespace(module.asarray([0.0]))
     if name == "jax":  # float64 is what the records are made in: JAX defaults to float32
         import jax
 
         jax.config.update("jax_enable_x64", True)
+    xp = array_namespace(module.asarray([0.0]))
     if device is not None and name == "torch":
         device = module.device(device)
     elif device is not None and name == "array_api_strict":

@@ -12,8 +12,8 @@ agree to
 
 and a loss L = Σ r_i²/(2n), r = y − h, to κ·S·K·u·L with κ = 2 Σ|r_i|(|y_i| + Σ_j |a_j σ(⟨w_j,x_i⟩)|/p) / Σ r_i²,
 the condition number of the residuals' cancellation (large near interpolation: κ ≈ 10⁵ at L ≈ 1e-10). At the sizes
-below (S ≤ 4000 steps, K ≤ 30) S·K·u ≤ 1.4e-11; measured differences are 1e-16 to 1e-15 relative in the states,
-and ≤ 1.2 κu in the losses. Records rounded to q digits (abs_cos to 1e-6, weight to 1e-12) may differ by one unit
+below (S ≤ 4000 steps, K ≤ 30) S·K·u ≤ 1.4e-11; measured differences are 1e-16 to 4e-15 relative in the states,
+and ≤ 1.0 κu (array-api-strict) and ≤ 4.3 κu (JAX on the CPU) in the final losses of paper B's runs. Records rounded to q digits (abs_cos to 1e-6, weight to 1e-12) may differ by one unit
 of the rounding on top. A run with η changed by 1e-9 relative (the mutant) is outside these bounds.
 """
 from __future__ import annotations
@@ -97,7 +97,7 @@ def test_paper_a_threshold_records_same_on_numpy_and_array_api_strict():
             assert abs(r1[key] - r2[key]) <= k * tol * abs(r1[key]), key
 
 
-def _paper_b(backend, *, diagonal=False, lr=1.0):
+def _paper_b(backend, *, diagonal=False, lr=1.0, device=None):
     n, d = 12, 30
     p = sim.experiment_width(n)
     X, y = sim.experiment_data(n, d, 3)
@@ -105,13 +105,18 @@ def _paper_b(backend, *, diagonal=False, lr=1.0):
         A, W = sim.paper_b_init_in_span(4, p, n, d, 7)
         return sim.batch_gd(np.linalg.norm(X, axis=1), y, A, W, lr, 300, history=True, backend=backend), (n, p, d)
     A, W = sim.paper_b_init(4, p, d, 5)
-    run = sim.batch_gd(X, y, A, W, lr, sim.experiment_epochs(n, p), stop_loss=1 / (2 * n), backend=backend)
+    run = sim.batch_gd(X, y, A, W, lr, sim.experiment_epochs(n, p), stop_loss=1 / (2 * n), backend=backend,
+                       device=device)
     return run, (X, y, p)
 
 
-def test_paper_b_same_on_numpy_and_array_api_strict():
+@pytest.mark.parametrize("library", [STRICT, "jax", "torch"])
+def test_paper_b_same_on_numpy_and_another_library(library):
+    """array-api-strict always (the test extra); JAX and PyTorch on the CPU where installed (not in CI's extras)."""
+    if not _installed(library):
+        pytest.skip(f"{library} not installed")
     r1, (X, y, p) = _paper_b("numpy")
-    r2, _ = _paper_b(STRICT)
+    r2, _ = _paper_b(library, device="cpu" if library == "torch" else None)
     assert np.array_equal(r1.steps, r2.steps)
     tol = int(r1.steps.max()) * max(len(y), p, X.shape[1]) * U
     assert np.abs(r1.A - r2.A).max() <= tol * np.abs(r1.A).max()
@@ -119,6 +124,8 @@ def test_paper_b_same_on_numpy_and_array_api_strict():
     k = kappa(X, y, r1.A, r1.W, p)
     assert np.all(np.abs(r1.loss - r2.loss) <= k * tol * r1.loss)
     assert np.array_equal(r1.loss0, r2.loss0) or np.allclose(r1.loss0, r2.loss0, rtol=tol, atol=0)
+    if library != STRICT:
+        return
     mutant, _ = _paper_b(STRICT, lr=1 + 1e-9)
     assert not np.all(np.abs(r1.loss - mutant.loss) <= k * tol * r1.loss)
 
