@@ -131,7 +131,7 @@ class GDBatch:
             return self
         from .batched_gd_xp import XPBatch
 
-        return XPBatch(self, bk)
+        return XPBatch(self, bk, Field)
 
     def take(self, idx) -> "GDBatch":
         """The sub-batch of the problems ``idx`` (a stack; a shared batch is returned as is)."""

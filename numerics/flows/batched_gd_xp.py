@@ -31,8 +31,8 @@ class XPBatch:
     """A `GDBatch` whose data live on an Array API backend (`GDBatch.to`). Evaluations and `descend` take and give
     numpy arrays; the steps in between run on the backend."""
 
-    def __init__(self, host, backend: Backend, X=None, y=None, n=None):
-        self.backend, self.xp = backend, backend.xp
+    def __init__(self, host, backend: Backend, field_type, X=None, y=None, n=None):
+        self.backend, self.xp, self.field_type = backend, backend.xp, field_type  # field_type: `batched_gd.Field`
         self.convention, self.dtype, self.diagonal = host.convention, host.dtype, host.diagonal
         self.n = host.n if n is None else n
         self.N = host.N if y is None else y.shape[-1]
@@ -48,12 +48,12 @@ class XPBatch:
 
     def with_dtype(self, dtype) -> "XPBatch":
         """The same problems with the field computed in ``dtype`` (float64 or float32)."""
-        from .batched_gd import _check_dtype
-
-        _check_dtype(dtype)
+        if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
+            raise RelucheckInputError(f"dtype must be float64 or float32, got {dtype!r}")
         dt = getattr(self.xp, np.dtype(dtype).name)
         host = _Host(self.convention, np.dtype(dtype), self.diagonal, self.n, self.N)
-        return XPBatch(host, self.backend, self.xp.astype(self.X, dt), self.xp.astype(self.y, dt), self.n)
+        return XPBatch(host, self.backend, self.field_type, self.xp.astype(self.X, dt), self.xp.astype(self.y, dt),
+                       self.n)
 
     def take(self, idx) -> "XPBatch":
         """The sub-batch of the problems ``idx`` (a stack; a shared batch is returned as is), selected on the device."""
@@ -65,7 +65,7 @@ class XPBatch:
         where = self.backend.asarray(idx.astype(np.int64))
         X = self.xp.take(self.X, where, axis=0)[:, :rows, ...]
         y = self.xp.take(self.y, where, axis=0)[:, :rows]
-        return XPBatch(_Host(self.convention, self.dtype, False, n, rows), self.backend, X, y, n)
+        return XPBatch(_Host(self.convention, self.dtype, False, n, rows), self.backend, self.field_type, X, y, n)
 
     # the field ------------------------------------------------------------------------------------------
     def field(self, a, W, keep: bool = False):
@@ -92,10 +92,8 @@ class XPBatch:
 
     def to_field(self, F):
         """A backend field as numpy's `Field` (the records' arrays)."""
-        from .batched_gd import Field
-
         r, da, dW, Z = F
-        return Field(to_numpy(r).copy(), to_numpy(da).copy(), to_numpy(dW).copy(), self.n,
+        return self.field_type(to_numpy(r).copy(), to_numpy(da).copy(), to_numpy(dW).copy(), self.n,
                      None if Z is None else to_numpy(Z).copy())
 
     def evaluate(self, a, W, *, keep: bool = False, output_scale=None):
