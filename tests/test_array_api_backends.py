@@ -13,8 +13,9 @@ agree to
 and a loss L = Σ r_i²/(2n), r = y − h, to κ·S·K·u·L with κ = 2 Σ|r_i|(|y_i| + Σ_j |a_j σ(⟨w_j,x_i⟩)|/p) / Σ r_i²,
 the condition number of the residuals' cancellation (large near interpolation: κ ≈ 10⁵ at L ≈ 1e-10). At the sizes
 below (S ≤ 4000 steps, K ≤ 30) S·K·u ≤ 1.4e-11; measured differences are 1e-16 to 4e-15 relative in the states,
-and ≤ 1.0 κu (array-api-strict) and ≤ 4.3 κu (JAX on the CPU) in the final losses of paper B's runs. Records rounded to q digits (abs_cos to 1e-6, weight to 1e-12) may differ by one unit
-of the rounding on top. A run with η changed by 1e-9 relative (the mutant) is outside these bounds.
+and ≤ 1.0 κu (array-api-strict) and ≤ 4.3 κu (JAX on the CPU) in the final losses of paper B's runs. Records
+rounded to q digits (abs_cos to 1e-6, weight to 1e-12) may differ by one unit of the rounding on top. A run with η changed by
+1e-9 relative (the mutant) is outside these bounds.
 """
 from __future__ import annotations
 
@@ -74,9 +75,8 @@ def test_paper_a_trainer_same_on_numpy_and_array_api_strict():
     assert set(r1.status) >= {"interpolating", "budget"}  # the runs cross the stopping rules' cases
     tol = _a_within(probs, r1, r2)
     assert tol <= 1.4e-11
-    _, mutant = _paper_a(STRICT, lr_scale=1 + 1e-9)  # the check can fail: η off by 1e-9 relative
-    with pytest.raises(AssertionError):
-        _a_within(probs, r1, mutant)
+    _, mutant = _paper_a(STRICT, lr_scale=1 + 1e-9)  # the bound can fail: η off by 1e-9 relative (measured 19–930×)
+    assert all(np.abs(r1.W[b] - mutant.W[b]).max() > tol * np.abs(r1.W[b]).max() for b in range(len(probs)))
 
 
 def test_paper_a_threshold_records_same_on_numpy_and_array_api_strict():
