@@ -42,8 +42,8 @@ def converged_runs(seed, n: int, d: int, p: int, runs: int) -> int:
        mutant="predicts that the four times wider network of the authors' notebook converges no more often than "
               "the stated width, so that the width could not explain the paper's threshold")
 def figure3_width(ctx: Context) -> Outcome:
-    """d = 30, n = 240 (above the stated width's threshold ≈ 140, below the 4× width's ≈ 320, both measured
-    in docs/findings.md), 12 runs per width: the stated width must converge with probability < 1/2 and the
+    """d = 30, n = 240 (above the stated width's threshold ≈ 140 of docs/paper_b.md, below the 4× width's
+    ≈ 324 of docs/findings.md), 12 runs per width: the stated width must converge with probability < 1/2 and the
     4× width with probability > 1/2, each decided by its 95% Clopper–Pearson interval (inconclusive if an
     interval contains 1/2)."""
     p_stated, p_wide = sim.experiment_width(N), four_times_width(N)
