@@ -60,7 +60,7 @@ _ACCENTS = {"\u0300": ("`", r"\grave"), "\u0301": ("'", r"\acute"), "\u0302": (N
             "\u0307": (None, r"\dot"), "\u0308": ('"', r"\ddot"), "\u030a": ("r", r"\mathring"),
             "\u030c": ("v", r"\check"), "\u0327": ("c", None)}
 _DIGITS = "0123456789"
-_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", list(_DIGITS) + ["+", "-", "=", "(", ")", "n", "i"]))
+_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵉ", list(_DIGITS) + ["+", "-", "=", "(", ")", "n", "i", "e"]))
 _SUPERSCRIPTS.update({"¹": "1", "²": "2", "³": "3"})
 _SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ", list(_DIGITS) + list("+-=()aeoxhklmnpst")))
 _MATH_ALPHABETS = (("BOLD SCRIPT", r"\mathcal"), ("SCRIPT", r"\mathcal"), ("DOUBLE-STRUCK", r"\mathbb"),

@@ -76,6 +76,9 @@ FILES = {
     "data_ragged.json": _with(DATA, inputs=[[1, 0.5], [-0.3], [0.2, -1], [-1, -0.4]]),
     "data_bool.json": _with(DATA, inputs=[[True, 0.5], [-0.3, 1], [0.2, -1], [-1, -0.4]]),
     "ode_slow.json": _ode(x="(((((((x**2)**2)**2)**2)**2)**2)**2)**2"),
+    # the logistic equation plus an exact zero, (sin²t + cos²t − 1)·x²⁵⁶: the candidate solves it, its simplification
+    # outlives a 1 s budget, and at the sample points (x up to K = 10) the zero is rounding times 10²⁵⁶
+    "ode_slow_identity.json": _ode(x="r*x*(1 - x/K) + (sin(t)**2 + cos(t)**2 - 1)*(((((((x**2)**2)**2)**2)**2)**2)**2)**2"),
     "ode_tower.json": _ode(x="9**9**9**9"),
     "ode_blank_bad_token.json": _ode(x="  x % 2 "),
     "ode_nested_powers.json": _ode(x="((((x**10)**10)**10)**10)"),
@@ -324,10 +327,19 @@ def test_interrupt_is_130(monkeypatch):
 
 
 def test_check_ode_budget_ends_inconclusive_with_exit_3(files):
-    """A decision that outlives its budget is inconclusive (exit 3), never a hang: x' = x^256 with the logistic
-    candidate is within the expression limits, and SymPy's cancel of it runs for minutes."""
-    code, out, err = run_in_process(["check-ode", str(files / "ode_slow.json"), "--budget", "1"])
+    """A decision that outlives its budget is inconclusive (exit 3), never a hang, and never a refutation made of
+    rounding: the logistic equation plus (sin²t + cos²t − 1)·x²⁵⁶, which SymPy does not simplify within the budget,
+    with its true solution; at DPS digits the exact zero leaves 10²⁰⁶ of garbage at x ≈ 10, which changes at 2·DPS
+    digits and so refutes nothing (it was "refuted", exit 1, before that test)."""
+    code, out, err = run_in_process(["check-ode", str(files / "ode_slow_identity.json"), "--budget", "1"])
     assert code == 3 and "inconclusive — budget exceeded" in out and "exit code 3" in err
+
+
+def test_check_ode_refutes_at_the_sample_points_when_the_budget_runs_out(files):
+    """x' = x^256 with the logistic candidate: SymPy's cancel runs for minutes, but the residual at the sample points
+    is the same at DPS and 2·DPS digits and far above rounding: refuted (exit 1), saying the full check ran out."""
+    code, out, err = run_in_process(["check-ode", str(files / "ode_slow.json"), "--budget", "1"])
+    assert code == 1 and "refuted at the sample points" in out and "exceeded the budget" in out
 
 
 def test_budget_bounds_memory_and_time():

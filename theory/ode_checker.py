@@ -270,8 +270,17 @@ def _mp_value(expr, point):
     return val
 
 
+STABLE_RESIDUAL = 1e-6  # a residual that refutes must be the same at DPS and 2·DPS digits to this (relative)
+
+
 def residual_at_points(lhs, rhs, points) -> tuple[float | None, int]:
-    """max over points of |lhs − rhs|/(|lhs| + |rhs|) at DPS digits, and the number of usable points."""
+    """max over points of |lhs − rhs|/(|lhs| + |rhs|) at DPS digits, and the number of usable points.
+
+    A point whose relative residual exceeds NONZERO_RELATIVE is evaluated again at 2·DPS digits: rounding is relative
+    to the size of each side's *terms*, not of its value, so a side that cancels terms far larger than itself (e.g.
+    (sin²t + cos²t − 1)·x²⁵⁶ at x ≈ 10, exactly 0) leaves garbage far above NONZERO_RELATIVE at any fixed precision.
+    A true residual is the same number at both precisions (to STABLE_RESIDUAL); rounding garbage is not. A point whose
+    residual changes counts as NONZERO_RELATIVE exactly: neither a refutation nor a near zero (inconclusive)."""
     worst, used = None, 0
     with mpmath.workdps(DPS):
         for pt in points:
@@ -281,6 +290,12 @@ def residual_at_points(lhs, rhs, points) -> tuple[float | None, int]:
             used += 1
             scale = abs(a) + abs(b)
             rel = float(abs(a - b) / scale) if scale else 0.0
+            if rel > NONZERO_RELATIVE:
+                with mpmath.workdps(2 * DPS):
+                    a2, b2 = _mp_value(lhs, pt), _mp_value(rhs, pt)
+                    stable = (a2 is not None and b2 is not None
+                              and abs((a - b) - (a2 - b2)) <= STABLE_RESIDUAL * abs(a2 - b2))
+                rel = rel if stable else NONZERO_RELATIVE
             worst = rel if worst is None else max(worst, rel)
     return worst, used
 
