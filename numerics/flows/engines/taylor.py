@@ -27,7 +27,6 @@ import numpy as np
 from ...errors import RelucheckInputError
 from ...network import pattern_residuals
 from ..engine import Domain, Engine, Stepper, View, poll
-from .logscale import BALANCED_TOLERANCE
 from ..events import KINDS, EventKind
 from ..filippov import Pattern
 from ..registry import register
@@ -45,10 +44,12 @@ def _load() -> None:
     item 6)."""
     global mpmath, check_precision, flint_precision, required_digits, to_arb, to_mp, guarded
     global ArbStep, LimbOverflow, TaylorProblem, fixed_format, horner, initial_time_unit, limb_kernel_refusal, limb_step
-    global neuron_sizes
+    global neuron_sizes, balance
     if "neuron_sizes" in globals():
         return
     import mpmath
+
+    from . import balance
 
     from ...mp_arrays import check_precision, flint_precision, required_digits, to_arb, to_mp
     from ...precision_guard import guarded
@@ -106,7 +107,7 @@ class TaylorStepper(Stepper):
                 self.W = lam * W_hat
                 self.Z = self.prob.X @ self.W.T
             self.a = lam * to_mp(problem.init.a_hat)
-            self.signs = _balanced_signs(problem.init)  # s_j on a balanced start (C Assumption 3), else None
+            self.signs = balance.balanced_signs(problem.init)  # s_j on a balanced start (C Assumption 3), else None
             self._hold_balance()  # a_j(0) = s_j‖w_j(0)‖ at working precision
             self.G = self.prob.G
             self.eps = mpmath.mpf(10) ** -digits
@@ -139,17 +140,9 @@ class TaylorStepper(Stepper):
         return a * a - self._squared_w(Z, W)
 
     def _hold_balance(self):
-        """On a balanced start (C Assumption 3) put a_j back on s_j‖w_j‖, where the flow keeps it (C Prop. 1: q_j = a_j²
-        − ‖w_j‖² = 0 is conserved, also while sliding): at the start, whose given numbers are balanced only to
-        float64 rounding (â_j = s_j, ŵ_j a unit vector to 1e-16), and after every change of the state, whose own
-        rounding (relative 10^-digits per step) a neuron shrinking on a saddle amplifies (seed 1, draw 0 of
-        `C.def1.gd_limit_general_data_small_lambda` at λ = 1e-40: a_0 crossed 0 at τ ≈ 2.5 at 30 and 60 digits alike
-        without it; docs/findings.md). The projection (Hairer, Lubich & Wanner, *Geometric Numerical Integration*
-        §IV.4) moves a_j by |q_j|/(2|a_j|), within the step's own error; a_j's sign is checked first
-        (`_balance_lost`)."""
+        """a_j back on s_j‖w_j‖ on a balanced start (`balance`)."""
         if self.signs is not None:
-            self.a = np.array([s * mpmath.sqrt(v) for s, v in zip(self.signs, self._squared_w(self.Z, self.W), strict=True)],
-                              dtype=object)
+            self.a = balance.balanced(self.signs, self._squared_w(self.Z, self.W))
 
     def _weights(self, Z, W):
         """W (m, d) in the inputs' basis."""
@@ -188,10 +181,7 @@ class TaylorStepper(Stepper):
             self.Z[K, j] = mpmath.mpf(0)
 
     def _hold_sliding(self):
-        """Sliding components back onto their kinks after a step (z_kj = 0 in the flow). The field keeps dz_kj = 0 only
-        up to rounding, an absolute offset that grows relative to a shrinking neuron and feeds Σ_S V_kj z_kj into
-        d‖w_j‖²/dt but not into d(a_j²)/dt (measured last session on seed 1, draw 0 at λ = 1e-40: the step drift of
-        q_0 grew 9× per step without it, to 1e-20 of ‖θ_0‖² at 30 digits by τ = 3.7)."""
+        """Sliding components back onto their kinks after a step (z_kj = 0 in the flow; `balance`)."""
         if self.pattern is not None and self.pattern.slide.any():
             self._project(self.pattern.slide)
 
@@ -250,21 +240,10 @@ class TaylorStepper(Stepper):
         return lost
 
     def _balance_lost(self):
-        """A failure message if a step changed an output weight's sign on a balanced start, else None.
-
-        From C Assumption 3 the flow keeps a_j = s_j‖w_j‖ (C Prop. 1), and `_hold_balance` puts a_j back on it after
-        every step; a step that took a_j through 0 before that was not accurate for that neuron, and the answer after
-        it would be another flow's: the run fails instead (never a confident wrong answer)."""
+        """A failure message if a step changed an output weight's sign on a balanced start (`balance.sign_change`)."""
         if self.signs is None:
             return None
-        for j, (v, s) in enumerate(zip(self.a, self.signs, strict=True)):
-            if v != 0 and (v > 0) != (s > 0):
-                unit = "τ" if self.problem.time_unit == "tau" else "t"
-                return (f"a_{j} changed sign in the step to {unit} = {mpmath.nstr(self.t, 6)} on a balanced start: the flow keeps a_j = "
-                        f"s_j‖w_j‖ (C Prop. 1), and the start's float64 rounding of that balance was amplified while "
-                        f"neuron {j} shrank (the answer would be another flow's); engine float64 holds the balance "
-                        "exactly")
-        return None
+        return balance.sign_change(self.a, self.signs, self.t, "τ" if self.problem.time_unit == "tau" else "t")
 
     def truncate(self, t):
         h, self.a, self.Z, self.W = self._state_at(self.step, mpmath.mpf(t) - self.t_old)
@@ -356,15 +335,6 @@ def _project_out(w, XK, eps):
         for e in basis:
             w = w - mpmath.fdot(w, e) * e
     return w
-
-
-def _balanced_signs(init):
-    """s_j = sign(â_j) if |â_j| = ‖ŵ_j‖ for every neuron to the instance format's unit-vector tolerance (engine
-    float64's test, `logscale.BALANCED_TOLERANCE`), else None."""
-    w_norms = np.linalg.norm(init.W_hat, axis=1)
-    if np.all(init.a_hat != 0) and np.all(np.abs(np.abs(init.a_hat) - w_norms) <= BALANCED_TOLERANCE * w_norms):
-        return np.array([mpmath.mpf(int(v)) for v in np.sign(init.a_hat)], dtype=object)
-    return None
 
 
 def _floats(arr):
