@@ -13,7 +13,7 @@ import pytest
 from relucheck.numerics import network
 from relucheck.proofs_checks.checks import gd_limit
 from relucheck.proofs_checks.registry import get_check
-from relucheck.proofs_checks.result import Status
+from relucheck.proofs_checks.result import Outcome, Status
 from relucheck.proofs_checks.runner import run_checks
 
 CHECK = "C.def1.gd_limit_general_data"
@@ -176,3 +176,14 @@ def test_unreachable_counts_by_the_flip_when_the_extra_jump_moves_earlier():
     out = gd_limit._unreachable(flow, coarse, fine, signs, 30.0, 2)
     assert out["neuron"] == 2 and out["kind"] == "extra"
     assert out["quarterings_needed"] == pytest.approx((30 - 0.8) / (0.1 + 0.1))
+
+
+def test_too_little_evidence_is_inconclusive_not_a_refutation():
+    """Seed 5 of the λ = 1e-1000 check had only 2 plateaus where GD differs from the flow beyond its error, and was
+    'refuted' for it (`Outcome.require`); lack of coverage is inconclusive, and a refutation stays one."""
+    verified = Outcome(Status.VERIFIED, 0.6, 0.3, 0.6, "", "worst ratio 0.3")
+    out = gd_limit._covered(verified, False, "only 2 plateaus: too little to test")
+    assert out.status is Status.INCONCLUSIVE and out.details["why_inconclusive"] == "only 2 plateaus: too little to test"
+    refuted = Outcome(Status.REFUTED, 0.6, 0.9, 0.6, "", "worst ratio 0.9")
+    assert gd_limit._covered(refuted, False, "too little").status is Status.REFUTED
+    assert gd_limit._covered(Outcome(Status.VERIFIED, 0.6, 0.3, 0.6, "", ""), True, "x").status is Status.VERIFIED
