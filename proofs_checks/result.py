@@ -48,6 +48,16 @@ class Outcome:
             self.message = f"{self.message}; {failure}" if self.message else failure
         return self
 
+    def covers(self, condition: bool, missing: str) -> "Outcome":
+        """Whether the evidence covers what the check claims to test: when not, a verified outcome becomes inconclusive
+        and says what is missing (``details["why_inconclusive"]``); too little evidence is no evidence against the
+        statement (`require` is for further conditions of the claim itself). A refutation stays one."""
+        if not condition and self.status is Status.VERIFIED:
+            self.status = Status.INCONCLUSIVE
+            self.message = f"{self.message}; {missing}" if self.message else missing
+            self.details = {**self.details, "why_inconclusive": missing}
+        return self
+
 
 def _max_abs(arr: np.ndarray) -> float:
     """max |arr| of a float array (0 for an empty one)."""

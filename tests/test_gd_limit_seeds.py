@@ -182,8 +182,8 @@ def test_too_little_evidence_is_inconclusive_not_a_refutation():
     """Seed 5 of the λ = 1e-1000 check had only 2 plateaus where GD differs from the flow beyond its error, and was
     'refuted' for it (`Outcome.require`); lack of coverage is inconclusive, and a refutation stays one."""
     verified = Outcome(Status.VERIFIED, 0.6, 0.3, 0.6, "", "worst ratio 0.3")
-    out = gd_limit._covered(verified, False, "only 2 plateaus: too little to test")
+    out = verified.covers(False, "only 2 plateaus: too little to test")
     assert out.status is Status.INCONCLUSIVE and out.details["why_inconclusive"] == "only 2 plateaus: too little to test"
     refuted = Outcome(Status.REFUTED, 0.6, 0.9, 0.6, "", "worst ratio 0.9")
-    assert gd_limit._covered(refuted, False, "too little").status is Status.REFUTED
-    assert gd_limit._covered(Outcome(Status.VERIFIED, 0.6, 0.3, 0.6, "", ""), True, "x").status is Status.VERIFIED
+    assert refuted.covers(False, "too little").status is Status.REFUTED
+    assert Outcome(Status.VERIFIED, 0.6, 0.3, 0.6, "", "").covers(True, "x").status is Status.VERIFIED

@@ -261,19 +261,8 @@ def _gd_limit(ctx: Context, lam: str, horizon: float, step: float, draws) -> Out
                                         "neurons than the flow" if off else "")
                   + (f"; left out: {'; '.join(left_out)}" if left_out else ""),
                   details={"draws": rows})
-    out = _covered(out, moving >= 3, f"only {moving} draws move within τ ≤ {horizon}: too little to test the limit")
-    return _covered(out, codimension >= 2, "no draw slid on two kinks at once: the check does not cover codimension-2 sliding")
-
-
-def _covered(out: Outcome, condition: bool, missing: str) -> Outcome:
-    """A verified outcome whose evidence does not cover what the check claims to test becomes inconclusive, saying
-    what is missing (too few moving draws is no evidence against the statement: `Outcome.require` would refute it);
-    a refutation stays one."""
-    if not condition and out.status is Status.VERIFIED:
-        out.status = Status.INCONCLUSIVE
-        out.message = f"{out.message}; {missing}"
-        out.details = {**(out.details or {}), "why_inconclusive": missing}
-    return out
+    out = out.covers(moving >= 3, f"only {moving} draws move within τ ≤ {horizon}: too little to test the limit")
+    return out.covers(codimension >= 2, "no draw slid on two kinks at once: the check does not cover codimension-2 sliding")
 
 
 @check("C.def1.gd_limit_general_data", statement="C.def1",
@@ -383,5 +372,5 @@ def gradient_descent_limit_tiny_lambda(ctx: Context) -> Outcome:
                   f"(η = {steps}, λ = {TINY_LAMBDA}; engines {sorted({row['engine'] for row in rows})}; "
                   f"most kinks slid on at once: {codimension}; {sum(row['gd_steps'] for row in rows)} GD steps)",
                   details={"draws": rows})
-    out = _covered(out, moving >= 3, f"only {moving} plateaus where GD differs from the flow beyond its error: too little to test")
-    return _covered(out, len(ratios) >= 2 * len(rows), "fewer than two plateaus per draw: the check does not follow the jumps")
+    out = out.covers(moving >= 3, f"only {moving} plateaus where GD differs from the flow beyond its error: too little to test")
+    return out.covers(len(ratios) >= 2 * len(rows), "fewer than two plateaus per draw: the check does not follow the jumps")
