@@ -228,7 +228,8 @@ def _gd_limit(ctx: Context, lam: str, horizon: float, step: float, draws) -> Out
                            f"{coarse.message if not coarse.success else fine.message}")
         if unreachable:  # left out of the verdict: GD's sign flip, not the flow's error (``balance`` above)
             rows.append({"draw": [n, d, m], "step": eta, "same_branch": False, "left_out": unreachable["reason"],
-                         "flipped": {k: v for k, v in unreachable.items() if k != "reason"}, "flow_jumped": _jumped(flow), "gd_jumped": _jumped(coarse),
+                         "flipped": {k: v for k, v in unreachable.items() if k != "reason"}, "flow_jumped": _jumped(flow),
+                         "gd_jumped": _jumped(coarse),
                          "gd_quarter_jumped": _jumped(fine)})
             if len(shapes) < len(draws) + REPLACEMENTS:
                 shapes.append((n, d, m))  # a fresh draw of the same shape takes its place
