@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relucheck.numerics.flows import FlowProblem, Init, Status, solve
-from relucheck.proofs_checks.checks.gd_limit import plateau_windows
+from relucheck.proofs_checks.checks.gd_limit_plateaus import plateau_windows
 from relucheck.testing.strategies import general_instances, random_general_instance
 
 STEP = 0.04  # GD steps STEP and STEP/4 in real time t

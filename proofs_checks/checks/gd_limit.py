@@ -20,16 +20,7 @@ below e^-100 and agree to 9.3e-11 in loss over τ ≤ 30). Such a draw is left o
 never jumps neuron 0, which the flow jumps at τ = 24.5); with fewer than three moving draws left the check is
 inconclusive.
 
-A third (full suite) does it at λ = 1e-1000, where raw float64 cannot hold the initialization (λ² underflows) and the
-"gd" engine runs in log-scale form θ_j = e^{ρ_j} φ_j: the same GD iterates. There GD needs ln(1/λ) = 2303 steps of η
-per unit of τ, so it runs at η = 0.2 and 0.05, where its error at a jump is not yet in the first-order regime (a jump
-of GD(η) lags by a τ-shift of order η). The check therefore compares *plateaus*: the middle half of each interval
-between the flow's consecutive jumps (and of the last one, to the end), far from every jump. There GD's error is its
-chattering across the kinks the flow slides on and its lag along a slowly drifting plateau, both first order in η:
-with A(η) the mean |GD(η) − flow| over a plateau's middle half, A(η/4) ≈ A(η)/4, and the check verifies
-A(η/4) ≤ 0.6 A(η) on every plateau (measured 0.04–0.48 on the 12 plateaus of draws 1–4, seed 0), or both within
-the flow's own error where GD and the flow agree to it. The flow is engine "auto", as `relucheck flow` runs it (on
-draw 3 float64 ends in CHATTER and auto reruns it in mpmath).
+The λ = 1e-1000 check, plateau by plateau, is `gd_limit_plateaus`.
 """
 from __future__ import annotations
 
@@ -118,43 +109,54 @@ def _quarterings(taus: tuple[float, float], spacing: float, limit: float) -> flo
     return (limit - taus[1]) / (shift + spacing) if shift > 0 else np.inf
 
 
+def _divergence(flow, run, signs) -> tuple | None:
+    """A GD run's first departure from the flow's branch, (τ, kind, j), or None: an extra jump (GD jumps neuron j, the
+    flow does not; τ is GD's jump) or a missing one (the flow jumps j, GD never does, after flipping a_j; τ is GD's
+    flip)."""
+    candidates = [(min(jp.tau for jp in run.jumps if jp.neuron == j), "extra", j)
+                  for j in set(_jumped(run)) - set(_jumped(flow))]
+    for j in set(_jumped(flow)) - set(_jumped(run)):
+        flip = _flip_tau(run, j, signs[j])
+        if flip is not None:
+            candidates.append((flip, "missing", j))
+    return min(candidates) if candidates else None
+
+
 def _unreachable(flow, coarse, fine, signs, horizon: float, rungs_left: int) -> dict | None:
     """Why GD's branch leaves the flow's by a sign flip no reachable step undoes (see ``balance`` above), or None.
 
-    GD's first divergence from the flow's branch, in one of two forms:
-    * an extra jump: GD jumps neuron j at both steps and the flow does not (seed 1, draw 0: GD jumps the flipped
-      neuron 0; the divergence is GD's jump);
-    * a missing jump: the flow jumps neuron j and GD at neither step does (seed 11, draw 0; the divergence is GD's
+    Each GD run's first divergence from the flow's branch (`_divergence`), of the same kind at both steps:
+    * an extra jump: GD jumps a neuron the flow does not (seed 1, draw 0 at λ = 1e-40: neuron 0 at both steps; seed 2,
+      draw 1 at λ = 1e-1000: GD flips a_0, a_1, a_2 and jumps neuron 2 at η, neuron 1 at η/4);
+    * a missing jump: the flow jumps neuron j and GD never does (seed 11, draw 0 at λ = 1e-40; the divergence is GD's
       flip).
-    Either counts only when GD flips a_j at both steps (a saved sample with a_j s_j < 0, and a_j ends so) while the
-    flow never does, the flip moves later at η/4 (the mechanism: GD's O(η) imbalance shrinks with η; a flip that does
-    not move later is something else, and the ladder judges it), and every flow jump before the divergence is one of
-    GD's at both steps (later differences follow from it). It is left out when no reachable step can undo it: GD
-    rejoins the flow's branch once its flip passes the horizon (extra) or the flow's jump of j (missing: a GD
-    flipping after it follows the flow's grown neuron), or, for an extra jump, once the jump itself passes the
-    horizon; the fewest quarterings of η either takes at its measured shift (`_quarterings`) exceed those left."""
-    gd_both = set(_jumped(coarse)) & set(_jumped(fine))
-    candidates = []  # (divergence τ at η/4, kind, j)
-    for j in gd_both - set(_jumped(flow)):
-        candidates.append((min(jp.tau for jp in fine.jumps if jp.neuron == j), "extra", j))
-    for j in set(_jumped(flow)) - set(_jumped(coarse)) - set(_jumped(fine)):
-        flip = _flip_tau(fine, j, signs[j])
-        if flip is not None:
-            candidates.append((flip, "missing", j))
-    if not candidates:
+    Either counts only when each run has flipped the sign of the neuron it diverges on (a saved sample with
+    a_j s_j < 0, and a_j ends so) while the flow never does, the flip of j (the η/4 run's neuron) happens at both steps
+    and moves later at η/4 (the mechanism: GD's O(η) imbalance shrinks with η; a flip that does not move later is
+    something else, and the ladder judges it), and every flow jump before the divergence is one of GD's at both steps
+    (later differences follow from it). It is left out when no reachable step can undo it: GD rejoins the flow's
+    branch once its flip passes the horizon (extra) or the flow's jump of j (missing: a GD flipping after it follows
+    the flow's grown neuron), or, for an extra jump, once the divergence itself passes the horizon; the fewest
+    quarterings of η either takes at its measured shift (`_quarterings`) exceed those left."""
+    first = [_divergence(flow, run, signs) for run in (coarse, fine)]
+    if None in first or first[0][1] != first[1][1]:
         return None
-    _, kind, j = min(candidates)
+    kind, j = first[1][1], first[1][2]
+    for run, (_, _, i) in zip((coarse, fine), first):  # each run's own neuron has flipped and stays flipped
+        if _flip_tau(run, i, signs[i]) is None or run.a[i] * signs[i] >= 0:
+            return None
     flips = (_flip_tau(coarse, j, signs[j]), _flip_tau(fine, j, signs[j]))
-    if None in flips or not (flips[1] > flips[0] and coarse.a[j] * signs[j] < 0 and fine.a[j] * signs[j] < 0
-                             and flow.a[j] * signs[j] >= 0 and _flip_tau(flow, j, signs[j]) is None):
+    if None in flips or not (flips[1] > flips[0] and flow.a[j] * signs[j] >= 0 and _flip_tau(flow, j, signs[j]) is None):
         return None
     spacing = float(np.diff(fine.trajectory.tau).max())
+    gd_both = set(_jumped(coarse)) & set(_jumped(fine))
     if kind == "extra":
-        jumps = tuple(min(jp.tau for jp in run.jumps if jp.neuron == j) for run in (coarse, fine))
+        jumps = (first[0][0], first[1][0])
         divergence, limit = min(jumps), horizon
         needed = min(_quarterings(flips, spacing, limit), _quarterings(jumps, 0.0, limit))
-        what = (f"GD flips the sign of a_{j} and jumps neuron {j} at τ = {jumps[0]:.3f}, {jumps[1]:.3f}; the flow keeps "
-                f"a_{j} = s_{j}‖w_{j}‖ (C Prop. 1) and neuron {j} small")
+        neurons = (f"neuron {j}" if first[0][2] == j else f"neurons {first[0][2]}, {j} (at η, η/4)")
+        what = (f"GD flips the sign of a_{j} and jumps {neurons} at τ = {jumps[0]:.3f}, {jumps[1]:.3f}; the flow keeps "
+                f"a_j = s_j‖w_j‖ (C Prop. 1) and {neurons.split(' (')[0]} small")
     else:
         divergence, limit = min(flips), min(jp.tau for jp in flow.jumps if jp.neuron == j)
         needed = _quarterings(flips, spacing, limit)
@@ -279,99 +281,3 @@ def gradient_descent_limit_small_lambda(ctx: Context) -> Outcome:
     """The same at λ = 1e-40 through every jump and plateau of the draws (τ ≤ 30; GD at η = 0.02 and 0.005), a draw on
     which GD flips a neuron's sign that the flow keeps (`_unreachable`) left out with its reason."""
     return _gd_limit(ctx, SMALL_LAMBDA, SMALL_HORIZON, SMALL_STEP, SMALL_DRAWS)
-
-
-# λ = 1e-1000 (module docstring): plateaus only, GD at TINY_STEP and TINY_STEP/4 in t units
-# Draw 0 of DRAWS chatters in float64 at this λ (seed 0): engine auto reruns it in mpmath, 200 s twice with the
-# mutant's flow; it is left out for time. Draws 1–4 (n ≤ 12, m ≤ 6) settle by τ ≈ 52: GD takes 5·10⁶ steps in all
-# (the check and its mutant: 430 s CPU, 1.3 GB, measured on the 2-core machine; draw 3 in mpmath included).
-TINY_LAMBDA, TINY_STEP, TINY_DRAWS, SPACING = "1e-1000", 0.2, DRAWS[1:], 0.05
-# The branch rule of `_step_pair` (GD(η) and GD(η/4) jump with the flow's neurons), one quartering at most: the next
-# pair costs 4× the finer run (≈ 4·10⁶ steps per draw); beyond it the smallest pair is judged.
-TINY_LADDER_DEPTH = 2
-PLATEAU_REASON = ("GD's error on a plateau (chattering across a slid-on kink, lag along a drifting plateau) is first order "
-                  "in η: A(η/4) ≈ A(η)/4 for A the mean |GD − flow| over the plateau's middle half; 0.6 leaves room for "
-                  "higher-order terms (measured 0.04–0.48)")
-
-
-def plateau_windows(jump_taus, end: float) -> list[tuple[float, float]]:
-    """The middle half of each interval between consecutive distinct jump times (τ = 0 first, ``end`` last; jumps
-    closer than 1e-6 are one): where a plateau's loss is read, a quarter of its length from each jump."""
-    marks = [0.0]
-    for tau in sorted(jump_taus):
-        if tau - marks[-1] > 1e-6:
-            marks.append(tau)
-    if end - marks[-1] > 1e-6:
-        marks.append(end)
-    return [(u + (v - u) / 4, v - (v - u) / 4) for u, v in zip(marks, marks[1:])]
-
-
-def _curve(result) -> dict:
-    """What the plateau comparison keeps of a run (not its per-step track: GD takes 10⁵–10⁶ steps here)."""
-    return {"loss": result.trajectory.loss, "success": result.success, "message": result.message,
-            "engine": result.engine, "steps": result.stats.get("gd_steps", result.stats["steps"]),
-            "codimension": result.stats.get("max_sliding_codimension", 0), "jumped": _jumped(result)}
-
-
-def _plateau_draw(ctx: Context, k: int, n: int, d: int, m: int, lam: str, step: float) -> dict:
-    """One draw at λ: the flow (engine auto) until it settles, sampled every SPACING in τ; GD at η and η/4 and (for the
-    mutant) the flow of other labels at those times; per plateau the mean |GD − flow| at both steps."""
-    instance = random_general_instance(n, d, m, [ctx.seed, 71, k])
-    grid = tuple(np.arange(0.0, FlowProblem.__dataclass_fields__["max_horizon"].default, SPACING))
-    settled = ctx.cached(("tiny-settle", k), lambda: solve(FlowProblem.from_instance(instance, lam, save_at=grid), "auto"))
-    tau = settled.trajectory.tau  # the grid up to where the flow settled
-    base = FlowProblem.from_instance(instance, lam, horizon=settled.end, save_at=tuple(tau))
-    flow = _curve(settled) if not ctx.mutate else ctx.cached(("tiny-mutant", k), lambda: _curve(solve(
-        FlowProblem(instance.inputs, instance.labels * 1.01, Init.balanced(instance.directions, instance.signs, lam),
-                    horizon=settled.end, save_at=tuple(tau)), "auto")))
-    runs = []
-    for h in (step / 4**i for i in range(TINY_LADDER_DEPTH + 1)):  # GD's steps to the end, plus two
-        limit = int(np.ceil(settled.end * base.time_scale / h)) + 2
-        runs.append(ctx.cached(("tiny-gd", k, h), lambda h=h, limit=limit: _curve(solve(base, "gd", step=h,
-                                                                                         max_steps=limit))))
-        if len(runs) >= 2 and runs[-2]["jumped"] == runs[-1]["jumped"] == flow["jumped"]:
-            break
-    coarse, fine = runs[-2:]
-    row = {"draw": [n, d, m], "engine": flow["engine"], "end": settled.end, "jumps": len(settled.jumps),
-           "sliding_codimension": flow["codimension"], "step": step / 4 ** (len(runs) - 2),
-           "same_branch": coarse["jumped"] == fine["jumped"] == flow["jumped"],
-           "gd_steps": sum(run["steps"] for run in runs), "plateaus": []}
-    runs = (flow, coarse, fine)
-    if not all(run["success"] and len(run["loss"]) == len(tau) for run in runs):
-        return {**row, "success": False, "message": "; ".join(f"{run['engine']}: {run['message']}" for run in runs)}
-    floor = 1e-9 * max(1.0, float(np.abs(instance.labels).max()) ** 2)  # the flow's own error (rtol 1e-10)
-    for lo, hi in plateau_windows([jp.tau for jp in settled.jumps], settled.end):
-        inside = (tau >= lo) & (tau <= hi)
-        if inside.sum() < 3:
-            continue
-        dev = [float(np.abs(run["loss"][inside] - flow["loss"][inside]).mean()) for run in (coarse, fine)]
-        ratio = dev[1] / dev[0] if dev[0] > floor else (0.0 if dev[1] <= floor else np.inf)
-        row["plateaus"].append({"window": [lo, hi], "loss": float(flow["loss"][inside].mean()), "gd_error": dev[0],
-                                "gd_quarter_error": dev[1], "ratio": ratio})
-    return {**row, "success": True, "message": ""}
-
-
-@check("C.def1.gd_limit_general_data_tiny_lambda", statement="C.def1", suites=("full",), precision="float64 (auto)",
-       mutant="the flow of labels scaled by 1.01 (a flow that is not gradient descent's limit)")
-def gradient_descent_limit_tiny_lambda(ctx: Context) -> Outcome:
-    """At λ = 1e-1000, every plateau of the flow (engine auto) against GD at η = 0.2 and 0.05 in log-scale form (0.05 and
-    0.0125 on a draw where GD at 0.2 or 0.05 jumps with other neurons than the flow)."""
-    rows = [_plateau_draw(ctx, k, n, d, m, TINY_LAMBDA, TINY_STEP) for k, (n, d, m) in enumerate(DRAWS)
-            if (n, d, m) in TINY_DRAWS and k >= len(DRAWS) - len(TINY_DRAWS)]
-    failed = [f"draw {row['draw']}: {row['message']}" for row in rows if not row["success"]]
-    if failed:
-        return Outcome(Status.INCONCLUSIVE, FIRST_ORDER_RATIO, None, FIRST_ORDER_RATIO, PLATEAU_REASON,
-                       f"the flow did not succeed: {failed}", details={"draws": rows})
-    ratios = [p["ratio"] for row in rows for p in row["plateaus"]]
-    steps = ", ".join(sorted({f"{row['step']:g}" for row in rows}))
-    worst = max(ratios, default=np.nan)
-    moving = sum(p["gd_error"] > 1e-9 for row in rows for p in row["plateaus"])
-    codimension = max(row["sliding_codimension"] for row in rows)
-    out = Outcome(Status.VERIFIED if worst <= FIRST_ORDER_RATIO else Status.REFUTED, FIRST_ORDER_RATIO, worst,
-                  FIRST_ORDER_RATIO, PLATEAU_REASON,
-                  f"worst plateau ratio A(η/4)/A(η) = {worst:.3f} over {len(ratios)} plateaus of {len(rows)} draws "
-                  f"(η = {steps}, λ = {TINY_LAMBDA}; engines {sorted({row['engine'] for row in rows})}; "
-                  f"most kinks slid on at once: {codimension}; {sum(row['gd_steps'] for row in rows)} GD steps)",
-                  details={"draws": rows})
-    out = out.covers(moving >= 3, f"only {moving} plateaus where GD differs from the flow beyond its error: too little to test")
-    return out.covers(len(ratios) >= 2 * len(rows), "fewer than two plateaus per draw: the check does not follow the jumps")
