@@ -1,0 +1,88 @@
+"""The plateau comparison of `C.def1.gd_limit_general_data_tiny_lambda` (`proofs_checks.checks.gd_limit_plateaus`).
+
+GD's jump lags the flow's by a τ-shift of order η at λ = 1e-1000: a plateau is read only where all three runs sit on
+it (`same_plateau`), and a plateau where GD(η/4) agrees with the flow to the flow's stated error is agreement. The
+leave-out rule of GD's sign flips (`gd_limit._unreachable`) works per run: GD at η and η/4 may jump different
+flipped neurons (seed 2, draw 1). Stand-in runs, no integration.
+"""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from relucheck.numerics.flows.result import Jump
+from relucheck.proofs_checks.checks import gd_limit
+from relucheck.proofs_checks.checks.gd_limit_plateaus import Curve, judge_plateaus, plateau_windows, same_plateau
+
+TAU = np.round(np.arange(0.0, 10.0001, 0.05), 2)
+
+
+def _curve(jumps, levels, a=(1.0, 1.0, -1.0), flips=None, error=None, wobble=0.0):
+    """A run whose loss steps down at each jump (levels: the loss before the first and after each jump) plus a
+    wobble (GD's plateau error), with output-weight signs a, flipped before the given τ (flips: neuron → τ)."""
+    loss = np.full(TAU.shape, float(levels[0]))
+    for (_, t), level in zip(sorted(jumps, key=lambda x: x[1]), levels[1:]):
+        loss[TAU >= t] = level
+    a = np.array(a, dtype=float)
+    track = np.tile(a, (TAU.size, 1))
+    for j, at in (flips or {}).items():
+        track[TAU < at, j] = -a[j]
+    return Curve(loss + wobble, True, "", "test", 1, 1, [Jump(t, j, ()) for j, t in jumps],
+                 SimpleNamespace(tau=TAU, a=track), a, 10.0, None if error is None else np.full(TAU.shape, error))
+
+
+def test_plateau_windows_are_middle_halves_between_distinct_jumps():
+    assert plateau_windows([2.0, 2.0 + 1e-9, 6.0], 10.0) == [(0.5, 1.5), (3.0, 5.0), (7.0, 9.0)]
+
+
+def test_a_lagging_gd_jump_is_not_read_as_gd_error():
+    """The flow jumps neuron 0 at τ = 2 and 1 at 3; GD at η lags the second by 0.5, at η/4 by 0.125 (first order): the
+    short plateau [2, 3] read over the flow's middle half would compare GD still before its jump (seed 4, draw 1). Read
+    where all three share it, GD's plateau error (1e-3, 2.5e-4) gives the first-order ratio 1/4."""
+    levels = (1.0, 0.5, 0.1)
+    flow = _curve([(0, 2.0), (1, 3.0)], levels, error=1e-9)
+    coarse = _curve([(0, 2.0), (1, 3.5)], levels, wobble=1e-3)
+    fine = _curve([(0, 2.0), (1, 3.125)], levels, wobble=2.5e-4)
+    shared = same_plateau(TAU, (flow, coarse, fine), 10.0, 3)
+    assert not shared[(TAU > 3.0) & (TAU < 3.5)].any()  # GD(η) has not jumped yet
+    plateaus = judge_plateaus(TAU, flow, coarse, fine, 10.0, 3, 1e-12)
+    assert len(plateaus) == 3 and all(p["ratio"] == pytest.approx(0.25) for p in plateaus)
+    # read over the flow's own windows the middle plateau would not show the first-order law: GD at both steps is still
+    # on the plateau before (loss 0.5 against 0.1) on part of it
+    window = (TAU >= 3.0 + 7 / 4) & (TAU <= 10 - 7 / 4)
+    assert np.abs(coarse.loss[window] - flow.loss[window]).mean() == pytest.approx(1e-3)
+
+
+def test_agreement_to_the_flows_stated_error_is_agreement_and_only_that():
+    """GD(η/4) within the flow's stated error on a plateau: agreement (ratio 0), whatever A(η); GD(η/4) beyond it with
+    A(η) not: ∞; the mutant's flow (labels × 1.01, loss 1 % off) is beyond any such error."""
+    levels = (1.0, 0.5, 0.1)
+    flow = _curve([(0, 2.0), (1, 3.0)], levels, error=6e-8)
+    coarse, fine = _curve([(0, 2.0), (1, 3.0)], levels, wobble=6.1e-8), _curve([(0, 2.0), (1, 3.0)], levels, wobble=5.9e-8)
+    assert all(p["ratio"] == 0.0 for p in judge_plateaus(TAU, flow, coarse, fine, 10.0, 3, 1e-9))
+    coarse, fine = _curve([(0, 2.0), (1, 3.0)], levels, wobble=5e-8), _curve([(0, 2.0), (1, 3.0)], levels, wobble=2e-7)
+    assert all(p["ratio"] == np.inf for p in judge_plateaus(TAU, flow, coarse, fine, 10.0, 3, 1e-9))
+    mutant = _curve([(0, 2.0), (1, 3.0)], tuple(1.0201 * v for v in levels), error=6e-8)
+    gd = _curve([(0, 2.0), (1, 3.0)], levels, wobble=1e-4), _curve([(0, 2.0), (1, 3.0)], levels, wobble=2.5e-5)
+    assert max(p["ratio"] for p in judge_plateaus(TAU, mutant, *gd, 10.0, 3, 1e-9)) > gd_limit.FIRST_ORDER_RATIO
+
+
+def test_gd_flipping_and_jumping_different_neurons_at_the_two_steps_is_left_out():
+    """Seed 2, draw 1 at λ = 1e-1000: GD flips a_0, a_1, a_2 (τ ≈ 2.5–3.0) and jumps neuron 2 at η, neuron 1 at η/4;
+    the flow keeps every sign and jumps 3 and 4. The flips move later at η/4; no reachable quartering undoes it."""
+    signs = np.array([1.0, 1.0, -1.0, 1.0, -1.0])
+    flow = _curve([(3, 2.856), (4, 2.856)], (1.0, 0.5, 0.3), a=signs)
+    gd_a = -signs
+    gd_a[3:] = signs[3:]
+    coarse = _curve([(3, 2.9), (4, 2.9), (2, 5.0)], (1.0, 0.5, 0.3, 0.2), a=gd_a, flips={0: 2.5, 1: 2.6, 2: 2.7})
+    fine = _curve([(3, 2.87), (4, 2.87), (1, 5.2)], (1.0, 0.5, 0.3, 0.2), a=gd_a, flips={0: 2.6, 1: 2.75, 2: 2.8})
+    out = gd_limit._unreachable(flow, coarse, fine, signs, 10.0, 1)
+    assert out is not None and out["kind"] == "extra" and out["neuron"] == 1
+    assert out["gd_flip_tau"] == [2.6, 2.75] and "neurons 2, 1" in out["reason"]
+    # the same, but GD at η/4 keeps the sign of the neuron it jumps: not GD's flip, the ladder judges it
+    kept = _curve([(3, 2.87), (4, 2.87), (1, 5.2)], (1.0, 0.5, 0.3, 0.2), a=np.where(np.arange(5) == 1, 1.0, gd_a),
+                  flips={0: 2.6, 2: 2.8})
+    assert gd_limit._unreachable(flow, coarse, kept, signs, 10.0, 1) is None
+    # flips that come earlier at η/4 are not the O(η) imbalance's
+    early = _curve([(3, 2.87), (4, 2.87), (1, 5.2)], (1.0, 0.5, 0.3, 0.2), a=gd_a, flips={0: 2.4, 1: 2.5, 2: 2.6})
+    assert gd_limit._unreachable(flow, coarse, early, signs, 10.0, 1) is None
