@@ -16,7 +16,6 @@ import threading
 import time
 
 from relucheck.numerics.schema import read_json_file
-from relucheck.proofs_checks.report import fmt_number
 
 from ..arguments import memory_mib, seconds
 
@@ -28,6 +27,7 @@ DECISION_MEMORY_MIB = 1024  # default memory allowance beyond what the process h
 
 def _run(args) -> int:
     from relucheck.numerics.time_limit import TimeLimitExceeded, time_limit
+    from relucheck.proofs_checks.report import fmt_number  # here: `relucheck --help` does not load numpy (issue 22)
     from relucheck.theory.ode_checker import check_ode_within_budget, parse_problem
 
     data = read_json_file(args.file, "ODE")

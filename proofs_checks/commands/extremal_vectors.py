@@ -20,11 +20,8 @@ from __future__ import annotations
 import json
 import sys
 
-from relucheck.numerics.budget import BudgetExceeded, run_with_budget
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.numerics.schema import FLOAT64_MAX, AnyJson, Array, MapOf, Number, Obj, load_json, naming
-from relucheck.theory.extremal_cost import estimate
-from relucheck.theory.extremal_vectors import extremal_vectors
 
 from ..arguments import memory_mib, seconds
 
@@ -41,6 +38,14 @@ DATA_SCHEMA = Obj(required={"inputs": Array(("n", "d"), _ANY_FLOAT), "labels": A
                         "n": (1, MAX_POINTS, "the enumeration costs Θ(n^d) operations and bytes")})
 
 
+def extremal_vectors(X, y):
+    """`theory.extremal_vectors.extremal_vectors` (A Def. 2.1), imported when called: `relucheck --help` builds this
+    parser without loading mpmath and numpy (issue 22, item 6). `_run` imports it before the budget's child forks."""
+    from relucheck.theory.extremal_vectors import extremal_vectors as enumerate_exactly
+
+    return enumerate_exactly(X, y)
+
+
 def load_data(path):
     """Read a DATA.json file (`DATA_SCHEMA`); errors name the file, the field and the condition."""
     raw, _ = load_json(path, DATA_SCHEMA, "data")
@@ -53,6 +58,8 @@ def _fmt(v) -> str:
 
 def _refuse_beyond_budgets(X, y, budget: float, memory_mib: int) -> None:
     """Exit-2 refusal (a `RelucheckInputError`) when the estimated cost exceeds a budget."""
+    from relucheck.theory.extremal_cost import estimate
+
     n, d = len(X), len(X[0])
     cost = estimate(X, y)
     if cost.seconds > budget:
@@ -64,6 +71,9 @@ def _refuse_beyond_budgets(X, y, budget: float, memory_mib: int) -> None:
 
 
 def _run(args) -> int:
+    import relucheck.theory.extremal_vectors  # noqa: F401  loaded here, before the child forks (as when imported above)
+    from relucheck.numerics.budget import BudgetExceeded, run_with_budget
+
     X, y = load_data(args.data)
     with naming(f"data file {args.data}"):
         _refuse_beyond_budgets(X, y, args.budget, args.memory)

@@ -10,12 +10,6 @@ from __future__ import annotations
 import json
 import sys
 
-from relucheck.numerics.instances import load_instance
-from relucheck.numerics.schema import naming
-from relucheck.theory.limit_process import RATE_CONSTANT_NOTE, limit_process_of
-
-from ..report import fmt_number
-
 
 def _exact_json(instance) -> dict:
     from relucheck.theory.limit_process_exact import limit_process_exact
@@ -29,6 +23,10 @@ def _value(x):
 
 
 def _print_table(result: dict, exact: bool) -> None:
+    from relucheck.theory.limit_process import RATE_CONSTANT_NOTE
+
+    from ..report import fmt_number
+
     print(f"Algorithm 1 (paper C), convention: {RATE_CONSTANT_NOTE}; τ = t / ln(1/λ); data indices 0-based")
     print(f"{'k':>3}  {'tau_k':>14}  {'neuron':>6}  {'||y_S||':>12}  {'loss after':>12}  fitted data")
     plateaus = result["loss_plateaus"]
@@ -45,6 +43,10 @@ def _print_table(result: dict, exact: bool) -> None:
 
 
 def _run(args) -> int:
+    from relucheck.numerics.instances import load_instance  # imported here: `relucheck --help` loads no numpy (issue 22)
+    from relucheck.numerics.schema import naming
+    from relucheck.theory.limit_process import limit_process_of
+
     instance = load_instance(args.instance, orthonormal=True)
     with naming(f"instance file {args.instance}"):  # Algorithm 1's hypotheses (Assumption 4) are the file's too
         result = _exact_json(instance) if args.exact else limit_process_of(instance).to_json()
