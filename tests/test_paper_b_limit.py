@@ -42,9 +42,9 @@ def test_first_order_law_holds_to_60_digits_at_log_np_300():
         t_n = mpmath.sqrt(n * b.P_NEURONS) / 4 * L
         for norm in b.NORMS:
             for rho0 in b.RHO0S:
-                for level in (b.EPS, 1 - b.EPS):
+                for level in b.LEVELS:
                     norm_, rho0_ = mpmath.mpf(norm), mpmath.mpf(rho0)
-                    t = _crossing(level / 2 * norm_**2, n, b.P_NEURONS, norm_, rho0_, b.N0)
+                    t = _crossing(mpmath.mpf(level) / 2 * norm_**2, n, b.P_NEURONS, norm_, rho0_, b.N0)
                     assert abs(t / t_n - 1 / norm_ - b.first_order(norm, rho0, level) / L) < 1e-50
 
 
@@ -52,8 +52,9 @@ def test_window_from_the_coefficients_is_the_corrected_constant():
     """C₁(ε) − C₁(1−ε) = (2/‖D‖) log C(ε) exactly in closed form (3.688 for ‖D‖ = 2, ε = 0.1)."""
     with mpmath.workdps(50):
         for norm in b.NORMS:
-            diff = b.first_order(norm, "0.3", b.EPS) - b.first_order(norm, "0.3", 1 - b.EPS)
-            assert mpmath.almosteq(diff, b.window_constant_corrected(b.EPS, mpmath.mpf(norm)), rel_eps=1e-45)
+            diff = b.first_order(norm, "0.3", b.LEVELS[0]) - b.first_order(norm, "0.3", b.LEVELS[1])
+            eps = mpmath.mpf(b.EPS)
+            assert mpmath.almosteq(diff, b.window_constant_corrected(eps, mpmath.mpf(norm)), rel_eps=1e-45)
     out = b.transition_time_first_order(Context())
     for row in out.details["windows"].values():
         assert row["fitted_C1(ε) − C1(1−ε)"] == pytest.approx(row["corrected (2/‖D‖) log C(ε)"], abs=1e-9)

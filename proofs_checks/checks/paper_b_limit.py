@@ -35,7 +35,8 @@ from ..result import Outcome, Status
 from .paper_b_transitions import _crossing, _group, window_constant_corrected, window_constant_paper
 
 LADDER = (100.0, 300.0, 1000.0, 3000.0, 10000.0)  # log(np): the limit module's default ladder and its extension rung
-EPS = mpmath.mpf("0.1")
+EPS = "0.1"  # ε; the levels are (ε/2)‖D‖² and ((1−ε)/2)‖D‖², parsed at the working precision
+LEVELS = (EPS, "0.9")
 P_NEURONS, N0 = 2, mpmath.mpf(1)
 NORMS = (1, 2)  # ‖D_j‖ of the two groups (B30's staircase setting)
 RHO0S = ("1", "0.3")  # ρ₀ = 1 (q the same in both closed forms) and 0.3 (q = 0.4225 against the paper's 0.65)
@@ -70,9 +71,9 @@ def ladders():
     with mpmath.workdps(DPS):
         for norm in NORMS:
             for rho0 in RHO0S:
-                for level in (EPS, 1 - EPS):
-                    rows = [_sample(mpmath.mpf(L), mpmath.mpf(norm), mpmath.mpf(rho0), level) for L in LADDER]
-                    out[(norm, rho0, float(level))] = ([r[0] for r in rows], [r[1] for r in rows])
+                for level in LEVELS:
+                    rows = [_sample(mpmath.mpf(L), mpmath.mpf(norm), mpmath.mpf(rho0), mpmath.mpf(level)) for L in LADDER]
+                    out[(norm, rho0, level)] = ([r[0] for r in rows], [r[1] for r in rows])
     return out
 
 
@@ -85,7 +86,7 @@ def _fmt(value):
 
 
 def _label(key):
-    return f"‖D‖={key[0]}, ρ₀={key[1]}, level {key[2]:g}"
+    return f"‖D‖={key[0]}, ρ₀={key[1]}, level {key[2]}"
 
 
 @check("B.thm2.transition_time_limit", statement="B.thm2", precision="mpmath 60 digits, extrapolated in float64",
@@ -156,12 +157,12 @@ def transition_time_first_order(ctx: Context) -> Outcome:
     windows = {}
     for norm in NORMS:
         for rho0 in RHO0S:
-            a, b = estimates[(norm, rho0, float(EPS))], estimates[(norm, rho0, float(1 - EPS))]
+            a, b = (estimates[(norm, rho0, level)] for level in LEVELS)
             if a.ok and b.ok:
                 windows[f"‖D‖={norm}, ρ₀={rho0}"] = {
                     "fitted_C1(ε) − C1(1−ε)": a.coefficients[1] - b.coefficients[1],
-                    "corrected (2/‖D‖) log C(ε)": float(window_constant_corrected(EPS, mpmath.mpf(norm))),
-                    "paper's (87) (1/(2‖D‖)) log C^j(ε)": float(window_constant_paper(EPS, mpmath.mpf(norm)))}
+                    "corrected (2/‖D‖) log C(ε)": float(window_constant_corrected(mpmath.mpf(EPS), mpmath.mpf(norm))),
+                    "paper's (87) (1/(2‖D‖)) log C^j(ε)": float(window_constant_paper(mpmath.mpf(EPS), mpmath.mpf(norm)))}
     status = Status.REFUTED if not ok else Status.VERIFIED if len(meas) == len(estimates) else Status.INCONCLUSIVE
     worst = max((abs(m - p) for m, p in zip(meas, preds)), default=None)
     return Outcome(status, preds, meas, bars,
