@@ -66,7 +66,7 @@ def _sample(L, norm, rho0, level):
 
 @functools.cache
 def ladders():
-    """Each quantity (‖D‖, ρ₀, level) → (samples, errors) on `LADDER`; shared by both checks and their mutants."""
+    """Each quantity (‖D‖, ρ₀, level) → (samples, errors) on `LADDER`; shared by both checks and their mutants in one process."""
     out = {}
     with mpmath.workdps(DPS):
         for norm in NORMS:
