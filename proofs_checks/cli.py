@@ -89,7 +89,9 @@ def _cmd_run(args) -> int:
     load_checks(args.checks)
     checks = _selected_checks(args)
     prepare_out_dir(out, shown=args.out)  # before anything is computed
-    with OutDirLock(out, shown=f"--out {args.out}", shown_dir=args.out):
+    from .array_options import array_library
+
+    with array_library(args), OutDirLock(out, shown=f"--out {args.out}", shown_dir=args.out):
         return _run_locked(args, checks, out)
 
 
@@ -303,6 +305,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     """The command line's parser. With ``argv``, only the command it names is registered besides the core commands
     (`commands.register_commands`); without, every command."""
     from .arguments import apply_shared, executor_options, seconds
+    from .array_options import array_options
 
     parser = OneLineParser(prog="relucheck", description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
@@ -332,6 +335,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     p.add_argument("--check-timeout", type=seconds, default=None, metavar="SECONDS",
                    help="time limit of each check and mutant (default 600 s, 3600 s for full-suite-only checks); "
                         "past it the record is an error")
+    array_options(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("show", help="a statement or check, its formula and its latest results")

@@ -46,7 +46,9 @@ def _run(args) -> int:
         options = {"seed": args.seed}
         if "style" in inspect.signature(module.write_report).parameters:
             options["style"] = args.style
-        with use_executor(executor_of(args)):  # every sweep of the report runs on it
+        from ..array_options import array_library
+
+        with array_library(args), use_executor(executor_of(args)):  # every sweep of the report runs on it
             paths += module.write_report(Path(args.out), **options)
         paths += write_index(Path(args.out), paper, paths)
     if args.appendix:
@@ -93,4 +95,7 @@ def register(sub) -> None:
     from ..arguments import executor_options
 
     executor_options(p)
+    from ..array_options import array_options
+
+    array_options(p)
     p.set_defaults(func=_run)
