@@ -50,3 +50,13 @@ def test_the_lazy_imports_of_a_command_load_when_it_runs(tmp_path):
     data.write_text(json.dumps({"inputs": [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]], "labels": [1.0, -1.0, 0.5]}))
     loaded = _loaded_by_command(["extremal-vectors", str(data)])
     assert {"relucheck.theory.extremal_vectors", "mpmath"} <= loaded
+
+
+def test_the_benchmark_runs(capsys):
+    """`python -m bench.cold_start` (the figures of docs/engines.md) runs and names every command; it times, never
+    asserts a time."""
+    from bench.cold_start import main
+
+    assert main(["--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"relucheck {c}" in out for c in ("engines", "flow --help", "--help")) and "× numpy" in out
