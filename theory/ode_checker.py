@@ -341,9 +341,17 @@ def _real(values) -> np.ndarray:
 
 
 def _numpy_function(args, exprs):
-    """``exprs`` as a numpy function of ``args``. For the functions `ode_problem.FUNCTIONS` admits, SymPy's default
-    modules (scipy, numpy) print the same code with the same numpy functions, so the choice is not observable."""
-    return sp.lambdify(args, exprs, modules="numpy")  # pragma: no mutate - same code as the default modules, see above
+    """``exprs`` as a numpy function of ``args`` (symbols, or lists of symbols). For the functions
+    `ode_problem.FUNCTIONS` admits, SymPy's default modules (scipy, numpy) print the same code with the same numpy
+    functions, so the choice is not observable.
+
+    Dummies for the symbols, as in `_mp_function`: lambdify prints the symbols' names into its code, where a declared
+    name can hide a name the printer uses for the grammar's functions and constants (numpy prints E as ``e`` and asin
+    as ``arcsin``): a parameter named ``e`` was read in place of Euler's number (red team, issue 20)."""
+    mapping = {s: sp.Dummy() for a in args for s in (a if isinstance(a, (list, tuple)) else [a])}
+    dummy_args = [[mapping[s] for s in a] if isinstance(a, (list, tuple)) else mapping[a] for a in args]
+    return sp.lambdify(dummy_args, [sp.sympify(e).xreplace(mapping) for e in exprs],
+                       modules="numpy")  # pragma: no mutate - same code as the default modules, see above
 
 
 # A value that cannot be used in float64 for a drawn parameter: complex (_real), 1/0 or an overflow of Python floats
