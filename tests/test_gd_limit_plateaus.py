@@ -28,7 +28,8 @@ def _curve(jumps, levels, a=(1.0, 1.0, -1.0), flips=None, error=None, wobble=0.0
     for j, at in (flips or {}).items():
         track[TAU < at, j] = -a[j]
     return Curve(loss + wobble, True, "", "test", 1, 1, [Jump(t, j, ()) for j, t in jumps],
-                 SimpleNamespace(tau=TAU, a=track), a, 10.0, None if error is None else np.full(TAU.shape, error))
+                 SimpleNamespace(tau=TAU, a=track), a, 10.0, np.zeros((a.size, 1)),
+                 None if error is None else np.full(TAU.shape, error))
 
 
 def test_plateau_windows_are_middle_halves_between_distinct_jumps():

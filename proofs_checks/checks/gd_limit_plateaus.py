@@ -44,6 +44,7 @@ from .gd_limit import DRAWS, FIRST_ORDER_RATIO, REPLACEMENTS, _jumped, _unreacha
 # (the check and its mutant: 430 s CPU, 1.3 GB, measured on the 2-core machine; draw 3 in mpmath included).
 TINY_LAMBDA, TINY_STEP, TINY_DRAWS, SPACING = "1e-1000", 0.2, DRAWS[1:], 0.05
 TINY_LADDER_DEPTH = 2  # GD at η, η/4, η/16 at most (module docstring)
+KINK = 1e-2  # |⟨w_j, x_i⟩| ≤ KINK·‖w_j‖‖x_i‖ counts as on the kink when comparing end patterns (`final_pattern`)
 PLATEAU_REASON = ("GD's error on a plateau (chattering across a slid-on kink, lag along a drifting plateau) is first order "
                   "in η: A(η/4) ≈ A(η)/4 for A the mean |GD − flow| over the samples where all three runs sit in the "
                   "middle half of the same plateau; 0.6 leaves room for higher-order terms (measured 0.04–0.48); "
@@ -66,6 +67,7 @@ class Curve:
     trajectory: SimpleNamespace  # tau, a (±1 per sample and neuron, or None)
     a: np.ndarray  # ±1 per neuron at the end
     end: float  # the run's last time
+    pattern: np.ndarray  # (m, n) signs of ⟨w_j, x_i⟩ at the end, 0 within KINK of a kink or for a neuron that did not jump
     loss_error: np.ndarray | None = field(default=None)
 
     @property
@@ -77,15 +79,33 @@ def _signs(a) -> np.ndarray:
     return np.where(np.signbit(np.asarray(a, dtype=float)), -1.0, 1.0)
 
 
-def curve(result) -> Curve:
-    """The `Curve` of a `FlowResult`."""
+def final_pattern(result, inputs) -> np.ndarray:
+    """(m, n): the sign of ⟨w_j, x_i⟩ at the end of the run, for the neurons that jumped, where |⟨w_j, x_i⟩| exceeds
+    KINK·‖w_j‖‖x_i‖ (GD chatters across a kink the flow slides on, at the scale of its step); 0 elsewhere."""
+    W = np.asarray(result.W, dtype=float)
+    z = W @ np.asarray(inputs, dtype=float).T
+    scale = np.linalg.norm(W, axis=1)[:, None] * np.linalg.norm(inputs, axis=1)[None, :]
+    out = np.where(np.abs(z) > KINK * scale, np.sign(z), 0.0)
+    out[[j for j in range(len(W)) if j not in _jumped(result)]] = 0.0
+    return out
+
+
+def same_pattern(one: Curve, other: Curve) -> bool:
+    """Whether two runs end with the same activation pattern wherever both are clear of a kink."""
+    both = (one.pattern != 0) & (other.pattern != 0)
+    return bool((one.pattern[both] == other.pattern[both]).all())
+
+
+def curve(result, inputs) -> Curve:
+    """The `Curve` of a `FlowResult` on data ``inputs``."""
     a = getattr(result.trajectory, "a", None)
     error = result.errors.get("trajectory") if result.errors.get("vouched") else None
     return Curve(np.asarray(result.trajectory.loss, dtype=float), result.success, result.message, result.engine,
                  result.stats.get("gd_steps", result.stats["steps"]), result.stats.get("max_sliding_codimension", 0),
                  list(result.jumps), SimpleNamespace(tau=np.asarray(result.trajectory.tau, dtype=float),
                                                      a=None if a is None else _signs(a)),
-                 _signs(result.a), float(result.end), None if error is None else np.asarray(error, dtype=float))
+                 _signs(result.a), float(result.end), final_pattern(result, inputs),
+                 None if error is None else np.asarray(error, dtype=float))
 
 
 def plateau_windows(jump_taus, end: float) -> list[tuple[float, float]]:
@@ -152,13 +172,13 @@ def _plateau_draw(ctx: Context, k: int, n: int, d: int, m: int) -> dict:
     instance = random_general_instance(n, d, m, [ctx.seed, 71, k])
     grid = tuple(np.arange(0.0, FlowProblem.__dataclass_fields__["max_horizon"].default, SPACING))
     settled = ctx.cached(("tiny-settle", k), lambda: curve(solve(
-        FlowProblem.from_instance(instance, TINY_LAMBDA, save_at=grid), "auto")))
+        FlowProblem.from_instance(instance, TINY_LAMBDA, save_at=grid), "auto"), instance.inputs))
     tau = settled.trajectory.tau  # the grid up to where the flow settled
     base = FlowProblem.from_instance(instance, TINY_LAMBDA, horizon=settled.end, save_at=tuple(tau))
     flow = settled if not ctx.mutate else ctx.cached(("tiny-mutant", k), lambda: curve(solve(
         FlowProblem(instance.inputs, instance.labels * 1.01,
                     Init.balanced(instance.directions, instance.signs, TINY_LAMBDA),
-                    horizon=settled.end, save_at=tuple(tau)), "auto")))
+                    horizon=settled.end, save_at=tuple(tau)), "auto"), instance.inputs))
     row = {"draw": [n, d, m], "index": k, "engine": flow.engine, "end": settled.end, "jumps": len(settled.jumps),
            "sliding_codimension": flow.codimension, "flow_jumped": flow.jumped}
     if not flow.success:
@@ -167,13 +187,13 @@ def _plateau_draw(ctx: Context, k: int, n: int, d: int, m: int) -> dict:
     for h in (TINY_STEP / 4**i for i in range(TINY_LADDER_DEPTH + 1)):  # GD's steps to the end, plus two
         limit = int(np.ceil(settled.end * base.time_scale / h)) + 2
         runs.append(ctx.cached(("tiny-gd", k, h), lambda h=h, limit=limit: curve(solve(
-            base, "gd", step=h, max_steps=limit, save_params=True))))
+            base, "gd", step=h, max_steps=limit, save_params=True), instance.inputs)))
         if not runs[-1].success:
             return {**row, "success": False, "message": f"GD at η = {h:g}: {runs[-1].message}"}
         if len(runs) < 2:
             continue
         coarse, fine = runs[-2:]
-        if coarse.jumped == fine.jumped == flow.jumped:
+        if coarse.jumped == fine.jumped == flow.jumped and same_pattern(coarse, flow) and same_pattern(fine, flow):
             break
         unreachable = _unreachable(flow, coarse, fine, instance.signs, settled.end, TINY_LADDER_DEPTH - len(runs) + 1)
         if unreachable:
@@ -181,7 +201,8 @@ def _plateau_draw(ctx: Context, k: int, n: int, d: int, m: int) -> dict:
                     "left_out": unreachable["reason"], "flipped": {x: y for x, y in unreachable.items() if x != "reason"},
                     "gd_steps": sum(run.steps for run in runs)}
     coarse, fine = runs[-2:]
-    row.update({"step": TINY_STEP / 4 ** (len(runs) - 2), "same_branch": coarse.jumped == fine.jumped == flow.jumped,
+    row.update({"step": TINY_STEP / 4 ** (len(runs) - 2), "same_branch": coarse.jumped == fine.jumped == flow.jumped
+                and same_pattern(coarse, flow) and same_pattern(fine, flow),
                 "gd_jumped": coarse.jumped, "gd_quarter_jumped": fine.jumped, "gd_steps": sum(run.steps for run in runs)})
     if not all(len(run.loss) == len(tau) for run in (flow, coarse, fine)):
         return {**row, "success": False, "message": "the runs were not sampled at the same times"}
