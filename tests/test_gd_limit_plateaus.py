@@ -87,3 +87,24 @@ def test_gd_flipping_and_jumping_different_neurons_at_the_two_steps_is_left_out(
     # flips that come earlier at η/4 are not the O(η) imbalance's
     early = _curve([(3, 2.87), (4, 2.87), (1, 5.2)], (1.0, 0.5, 0.3, 0.2), a=gd_a, flips={0: 2.4, 1: 2.5, 2: 2.6})
     assert gd_limit._unreachable(flow, coarse, early, signs, 10.0, 1) is None
+
+
+def test_end_patterns_differ_only_clear_of_the_kinks_on_jumped_neurons():
+    """Seed 4, draw 2 at λ = 1e-1000: GD at η = 0.2 and 0.05 jumps the flow's four neurons but ends with neuron 0 off
+    datum 1's kink (⟨w_0, x_1⟩ = −0.29; the flow slides there, 0.0) and on datum 5 (+0.12 against −0.20): another
+    branch (loss 0.064683 against 0.070046), which the ladder must descend from. A component within KINK of its kink
+    (GD chattering where the flow slides) and a neuron that did not jump (its direction is not the flow's choice) do
+    not count."""
+    from relucheck.proofs_checks.checks.gd_limit_plateaus import final_pattern, same_pattern
+
+    X = np.eye(3)
+    flow = SimpleNamespace(W=np.array([[1.0, 0.0, -0.2], [0.5, 0.5, 0.5]]), jumps=[Jump(1.0, 0, ())])
+    chatter = SimpleNamespace(W=np.array([[1.0, 0.004, -0.2], [-0.5, 0.5, 0.5]]), jumps=[Jump(1.1, 0, ())])
+    other = SimpleNamespace(W=np.array([[1.0, -0.29, 0.12], [0.5, 0.5, 0.5]]), jumps=[Jump(1.1, 0, ())])
+
+    def run(r):
+        return SimpleNamespace(pattern=final_pattern(r, X))
+
+    assert final_pattern(flow, X).tolist() == [[1, 0, -1], [0, 0, 0]]
+    assert same_pattern(run(chatter), run(flow))
+    assert not same_pattern(run(other), run(flow))
