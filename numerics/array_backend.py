@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,21 +112,28 @@ def _device(name: str, module, device, shown: str, on_cpu: str):
     if not isinstance(device, str):
         return device
     text = device.strip().lower()
+    text = re.sub(r"<cuda device (\d+)>", r"cuda:\1", text)  # str() of a cupy device (a sweep task sends str())
     kind, _, index = text.partition(":")
     if name == "array_api_strict":
-        devices = {str(getattr(d, "_device", d)).lower(): d for d in module.__array_namespace_info__().devices()}
+        listed = module.__array_namespace_info__().devices()  # by name, and by str() (a sweep task sends that)
+        devices = {str(getattr(d, "_device", d)).lower(): d for d in listed} | {str(d).lower(): d for d in listed}
         devices["cpu"] = devices.get("cpu_device", devices.get("cpu"))
         if devices.get(text) is not None:
             return devices[text]
         raise RelucheckInputError(f"{shown}: array-api-strict runs on the CPU only (device cpu, or one of its "
-                                  f"test devices {', '.join(k for k in devices if k != 'cpu')})")
-    if kind not in ("cpu", "cuda") or (index and not index.isdigit()) or (index and kind == "cpu"):
+                                  f"test devices {', '.join(str(getattr(d, '_device', d)) for d in listed)})")
+    if kind not in ("cpu", "cuda") or (index and not index.isdigit()):
         raise RelucheckInputError(f"{shown}: a device is cpu, cuda or cuda:N (N the GPU's index)")
     k = int(index or 0)
     if kind == "cpu":
         if name == "cupy":
             raise RelucheckInputError(f"{shown}: cupy runs on CUDA GPUs only; on the CPU use numpy")
-        return module.device("cpu") if name == "torch" else _jax_devices(shown, "cpu")[0]
+        if name == "torch":
+            return module.device("cpu")
+        cpus = _jax_devices(shown, "cpu")  # "cpu:0" is str() of JAX's first
+        if k >= len(cpus):
+            raise RelucheckInputError(f"{shown}: JAX has {len(cpus)} CPU device{'s' if len(cpus) > 1 else ''}")
+        return cpus[k]
     count, why = _gpu_count(name, module)
     if not count:
         raise RelucheckInputError(f"{shown}: no CUDA GPU is visible to {name} ({why}); run on the CPU instead "

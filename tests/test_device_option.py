@@ -116,6 +116,8 @@ def test_cuda_on_array_api_strict(tmp_path, capsys, no_report):
 JAX_NO_GPU = """
 import importlib.util, sys
 from relucheck.numerics import array_backend
+cpu = array_backend.resolve("jax", "cpu").device  # str() of it (what a sweep task sends) resolves to it
+assert array_backend.resolve("jax", str(cpu)).device == cpu, str(cpu)
 if array_backend._gpu_count("jax", None)[0]:
     sys.exit(77)  # this JAX sees a GPU
 if sys.argv[1] == "plugin":  # a CUDA plugin present but no device: JAX's own error is the reason
@@ -253,3 +255,25 @@ def test_worker_processes_run_on_the_chosen_library(tmp_path):
     assert proc.returncode == 0, proc.stderr
     proc = run("b")
     assert proc.returncode == 1 and "DEV.one.library: refuted" in proc.stderr
+
+
+def test_device_text_round_trips_as_a_sweep_task_sends_it(tmp_path):
+    """`threshold_sweep` sends str(device) to its workers: that text resolves to the same device."""
+    pytest.importorskip("array_api_strict")
+    from relucheck.numerics import paper_a_training as pa
+
+    for text in ("cpu", "device1"):
+        dev = array_backend.resolve("array_api_strict", text).device
+        assert array_backend.resolve("array_api_strict", str(dev)).device == dev
+    runtime = types.SimpleNamespace(getDeviceCount=lambda: 2)
+    cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=runtime, Device=lambda k: f"<CUDA Device {k}>"))
+    assert array_backend._device("cupy", cupy, "<CUDA Device 1>", "d", "c") == "<CUDA Device 1>"
+    kw = dict(m=5, max_steps=200, n_test=20)
+    on_strict = pa.threshold_sweep(tmp_path / "s.jsonl", [2], [0], scale="reduced", progress=False,
+                                   backend="array_api_strict", device="cpu", **kw)
+    on_numpy = pa.threshold_sweep(tmp_path / "n.jsonl", [2], [0], scale="reduced", progress=False, **kw)
+    assert [r["status"] for r in on_strict] == [r["status"] for r in on_numpy]
+    # the protocol's float32 field: S·K·u with S = 200 steps, K = 24 terms, u = 2⁻²⁴ (tests/test_array_api_backends.py's
+    # bound); the losses are far from interpolation (ratios 0.4–2, measured), so the residuals' κ is O(1)
+    tol = 200 * 24 * 2.0**-24
+    assert all(abs(a["ratio"] - b["ratio"]) <= tol * b["ratio"] and b["ratio"] > 0.1 for a, b in zip(on_strict, on_numpy))
