@@ -219,10 +219,14 @@ def _rung_json(L, lam, run, wall) -> dict:
             "plateaus": list(run.plateaus)}
 
 
-def _ordered(run) -> list:
+def _ordered(run, rank=None) -> list:
     """The run's (jump, engine error) in time order, simultaneous jumps (times within their engine errors plus
-    `SIMULTANEOUS_RTOL`) sorted by neuron: several neurons often jump together on general data (measured: groups of
-    three at equal times to 1e-6 on an n = 8 instance), and their order in the list is then rounding, not the flow."""
+    `SIMULTANEOUS_RTOL`) put in one order for the whole ladder: several neurons often jump together on general data
+    (measured: groups of three at equal times to 1e-6 on an n = 8 instance), and their order in the list is then
+    rounding, not the flow. That order is ``rank`` (a jump's median time over the ladder, `_rank`), then the
+    neuron: sorting by neuron alone swapped two jumps 0.078 apart whose engine bound (0.1, inherited) grouped them
+    at one rung only, so a ladder whose rungs all had the same jumps in the same order was "differs across the
+    ladder" (new-user report, issue 24: an orthonormal n = 8, m = 6 instance)."""
     items = [(j, _err(run, "jumps", i)) for i, j in enumerate(run.jumps)]
     groups = []
     for item in items:
@@ -234,7 +238,18 @@ def _ordered(run) -> list:
                 groups[-1].append(item)
                 continue
         groups.append([item])
-    return [item for g in groups for item in sorted(g, key=lambda it: it[0].neuron)]
+    rank = rank or (lambda j: 0.0)
+    return [item for g in groups for item in sorted(g, key=lambda it: (rank(it[0]), it[0].neuron))]
+
+
+def _rank(runs):
+    """A jump's (neuron, fitted data) → its median time over the ladder's flows: one order for jumps that some
+    rung cannot tell apart (`_ordered`), the same at every rung."""
+    times = {}
+    for r in runs:
+        for j in r.jumps:
+            times.setdefault((j.neuron, tuple(j.fitted)), []).append(j.tau)
+    return lambda j: float(np.median(times[(j.neuron, tuple(j.fitted))]))
 
 
 def _matched(ordered) -> tuple[int, str]:
@@ -315,7 +330,8 @@ def _rung(problem_of, L, engine, budget, started, progress, options, runs, rungs
 def _extrapolated(runs, rungs, wall) -> LimitResult:
     """Steps 2–6 on the ladder's flows (at each flow's own ln(1/λ), of its 20-digit λ)."""
     ladder = [r.log_inv_lambda for r in runs]
-    ordered = [_ordered(r) for r in runs]
+    rank = _rank(runs)
+    ordered = [_ordered(r, rank) for r in runs]
     k, why = _matched(ordered)
     jumps = []
     for i in range(k):

@@ -1,0 +1,111 @@
+"""A new user's red-team of `relucheck limit` (issue 24), from a clean clone.
+
+Found: on an orthonormal instance of my own (n = 8, d = 9, m = 6, seed 7775 below) every rung of the default
+ladder had the same three jumps, same neurons, same fitted data, same order, and Algorithm 1 agrees; yet
+`relucheck limit` said "inconclusive: jump 2 differs across the ladder" (exit 3). At ln(1/λ) = 3000 the float64
+flow's bound on jumps 2 and 3 is 0.1 (a bound inherited from an earlier event); the jumps are 0.078 apart, so
+`_ordered` took them for simultaneous and sorted them by neuron (2 before 4), against the time order (4 before 2)
+of the other rungs. The fix orders simultaneous jumps by their median time over the ladder, then by neuron.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace as NS
+
+import numpy as np
+import pytest
+
+
+def _run(jumps, errors):
+    from relucheck.numerics.flows import Jump
+
+    return NS(jumps=[Jump(t, n, f) for t, n, f in jumps], errors={"jumps": list(errors)})
+
+
+def test_jumps_grouped_by_a_large_engine_bound_at_one_rung_keep_the_ladder_order():
+    """The numbers of the seed-7775 instance (time, neuron, fitted data at each rung; engine bounds as measured)."""
+    from relucheck.numerics.lambda_limit import _matched, _ordered, _rank
+
+    a, b, c = (5, (0, 2, 5, 6, 7)), (4, (4,)), (2, (1, 3))
+    ladder = {100: (2.655551, 2.922362, 3.014367), 300: (2.639873, 2.916856, 2.999021),
+              1000: (2.634248, 2.914890, 2.993649), 3000: (2.632640, 2.914328, 2.992115)}
+    runs = []
+    for L, (ta, tb, tc) in ladder.items():
+        errs = [4e-10] * 3 if L < 3000 else [3.6e-10, 0.10043477190305326, 0.10043477191151676]
+        runs.append(_run([(ta, *a), (tb, *b), (tc, *c)], errs))
+    rank = _rank(runs)
+    assert _matched([_ordered(r, rank) for r in runs]) == (3, "")
+
+
+def test_simultaneous_jumps_still_match_in_any_listed_order_and_a_real_swap_is_still_caught():
+    from relucheck.numerics.lambda_limit import _matched, _ordered, _rank
+
+    same = [_run([(1.0, 2, (0,)), (1.0, 1, (0,)), (3.0, 0, (0,))], [1e-10] * 3),
+            _run([(0.9, 1, (0,)), (0.9, 2, (0,)), (2.9, 0, (0,))], [1e-10] * 3)]
+    assert _matched([_ordered(r, _rank(same)) for r in same]) == (3, "")
+    apart = [_run([(1.0, 2, (0,)), (1.1, 1, (0,))], [1e-10] * 2), _run([(0.9, 1, (0,)), (1.0, 2, (0,))], [1e-10] * 2)]
+    k, why = _matched([_ordered(r, _rank(apart)) for r in apart])
+    assert k == 0 and "differs across the ladder" in why
+
+
+def _orthonormal(n, d, m, seed):
+    """The new user's generator: Haar-rotated orthonormal inputs, labels ±U(0.4, 2.5), mixed signs."""
+    r = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(r.standard_normal((d, d)))
+    y = r.choice([-1, 1], n) * r.uniform(0.4, 2.5, n)
+    W = r.standard_normal((m, d))
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    s = r.choice([-1, 1], m)
+    if len(set(s)) == 1:
+        s[0] = -s[0]
+    return {"inputs": Q[:n].tolist(), "labels": y.tolist(), "directions": W.tolist(), "signs": [int(v) for v in s]}
+
+
+@pytest.mark.full
+def test_orthonormal_seed_7775_is_conclusive_and_covers_algorithm_1():
+    """End to end (about 10 s of flows, more under load)."""
+    import relucheck
+
+    from relucheck.numerics.instances import Instance
+
+    inst = Instance(**_orthonormal(8, 9, 6, 7775))
+    res = relucheck.limit(inst)
+    alg = relucheck.limit_process(inst)
+    assert len(res.jumps) == len(alg.jumps) == 3
+    for est, jump in zip(res.jumps, alg.jumps):
+        assert est.ok, est.reason
+        assert (est.neuron, tuple(est.fitted)) == (jump.neuron, tuple(jump.fitted))
+        assert abs(est.value - float(jump.tau)) <= est.error
+
+
+# -- --plot (found: an unwritable path failed only after the whole ladder, without naming --plot; a spent budget with
+#    --plot was an internal error, exit 2, instead of inconclusive, exit 3) -----------------------------------------
+
+def _golden(tmp_path):
+    from relucheck.proofs_checks.checks.paper_c_instances import golden_instance
+
+    path = tmp_path / "golden.json"
+    golden_instance().save(path)
+    return path
+
+
+@pytest.mark.parametrize("where", ["file/fig.pdf", "dir"])
+def test_an_unusable_plot_path_is_refused_before_any_flow(tmp_path, capsys, monkeypatch, where):
+    from relucheck.numerics import lambda_limit
+    from relucheck.proofs_checks.cli import main
+
+    path = _golden(tmp_path)
+    (tmp_path / "file").write_text("")
+    (tmp_path / "dir").mkdir()
+    monkeypatch.setattr(lambda_limit, "limit_of", lambda *a, **k: pytest.fail("a flow ran before --plot was checked"))
+    assert main(["limit", str(path), "--plot", str(tmp_path / where)]) == 2
+    err = capsys.readouterr().err
+    assert "--plot" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_plot_with_a_spent_budget_is_inconclusive_not_an_internal_error(tmp_path, capsys):
+    from relucheck.proofs_checks.cli import main
+
+    path = _golden(tmp_path)
+    assert main(["limit", str(path), "--budget", "0.05", "--plot", str(tmp_path / "fig.pdf")]) == 3
+    err = capsys.readouterr().err
+    assert "internal error" not in err and "no figure written" in err
