@@ -70,7 +70,9 @@ def _affordable_extension(instance, args, ladder, extend_to) -> float:
             with contextlib.redirect_stderr(io.StringIO()):
                 _check(instance, args, (top,))
         except RelucheckInputError as exc:
-            print(f"relucheck limit: no extra rung at ln(1/λ) = {top:g}: {exc}", file=sys.stderr)
+            why = str(exc).removeprefix("--ladder: ")
+            print(f"relucheck limit: note: should the bars ask for more rungs (--target), none at ln(1/λ) = {top:g} "
+                  f"or beyond: {why}", file=sys.stderr)
             return prev if prev > ladder[-1] else ladder[-1]
     return extend_to
 
@@ -130,6 +132,8 @@ def _run(args) -> int:
         raise RelucheckInputError(f"--engine {args.engine}: relucheck limit runs engine 'float64', 'auto' or "
                                   "'mpmath' (`relucheck engines` lists them)")
     ladder = ladder_value(args.ladder or "100,300,1000,3000")
+    if args.plot:
+        _plot_target(args.plot)
     instance = load_instance(args.instance)
     _check(instance, args, ladder)
     alg1, note = _limit_process(instance)
@@ -144,10 +148,16 @@ def _run(args) -> int:
     budget = None if args.budget is None else max(args.budget - (time.perf_counter() - started), 1e-9)
     result = limit(instance, ladder=ladder, engine=args.engine or "float64", max_horizon=args.max_horizon,
                    budget=budget, progress=_progress, **options)
-    if args.plot:
+    if args.plot and not any(r["status"] in ("success", "settled") for r in result.ladder):
+        print(f"relucheck limit: --plot {args.plot}: no figure written: no flow of the ladder succeeded",
+              file=sys.stderr)
+    elif args.plot:
         from ..figures.limit_plot import write_limit_plot
 
-        write_limit_plot(result, args.plot, alg1)
+        try:
+            write_limit_plot(result, args.plot, alg1)
+        except OSError as exc:
+            raise RelucheckInputError(f"--plot {args.plot}: cannot write the figure: {exc}") from None
     if args.json:
         out = result.to_json()
         if alg1 is not None:
@@ -162,6 +172,38 @@ def _run(args) -> int:
         return 0
     print(f"relucheck: inconclusive: {result.message}", file=sys.stderr)
     return INCONCLUSIVE
+
+
+def _plot_target(path: str) -> None:
+    """``--plot FILE``, checked before any flow runs (a ladder costs minutes): FILE's stem .pdf, .png and .csv must
+    not be directories, and their folder must be a writable directory (created now if missing, as `figures.style`
+    would create it after the ladder). Found by a new user: an unwritable path failed only after the whole
+    ladder, with a message that did not name --plot."""
+    import os
+    from pathlib import Path
+
+    if Path(path).is_dir():
+        raise RelucheckInputError(f"--plot {path}: is a directory (give a file name: its stem gets .pdf, .png, .csv)")
+    stem = Path(path)
+    stem = stem.with_suffix("") if stem.suffix.lower() in (".pdf", ".png", ".csv") else stem
+    for suffix in (".pdf", ".png", ".csv"):
+        target = stem.with_suffix(suffix)
+        if target.is_dir():
+            raise RelucheckInputError(f"--plot {path}: {target} is a directory")
+        if target.exists() and not os.access(target, os.W_OK):
+            raise RelucheckInputError(f"--plot {path}: {target} is not writable")
+    folder = stem.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise RelucheckInputError(f"--plot {path}: {folder} is not a directory")
+    try:
+        stem.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RelucheckInputError(f"--plot {path}: cannot create the folder {stem.parent}: "
+                                  f"{exc.strerror or exc}") from None
+    if not os.access(stem.parent, os.W_OK | os.X_OK):
+        raise RelucheckInputError(f"--plot {path}: folder {stem.parent} is not writable")
 
 
 def _positive(text: str, option: str) -> float:
