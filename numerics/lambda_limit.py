@@ -12,7 +12,9 @@ Method (docs/limit.md):
    While a jump time's bar is above `TARGET` or a quantity has not settled, a rung 10·L_{−2} is added (10⁴ after
    3·10³), up to `EXTEND_TO`.
 2. *Matching.* Jumps are matched across the ladder by position (simultaneous jumps, equal times within their
-   engine errors, sorted by neuron): jump k must be the same neuron with the same fitted data at every L. From the first position where they differ (the order or the set of events changes with λ) the
+   engine errors, in one order for the whole ladder: their median time over it, then the neuron; `_ordered`):
+   jump k must be the same neuron with the same fitted data at every L. From the first position where they
+   differ (the order or the set of events changes with λ) the
    jumps, and the plateaus after them, are inconclusive. Two jumps whose limits agree within their error bars
    coincide in the limit (a tie, which C Assumption 4(ii) excludes): the plateau between them is inconclusive.
 3. *Error law.* In x = 1/L, τ_k(λ) = τ_k* + C_k x + D_k x² + O(x³) (C's first-order correction: spec C §2.6,
