@@ -109,3 +109,22 @@ def test_plot_with_a_spent_budget_is_inconclusive_not_an_internal_error(tmp_path
     assert main(["limit", str(path), "--budget", "0.05", "--plot", str(tmp_path / "fig.pdf")]) == 3
     err = capsys.readouterr().err
     assert "internal error" not in err and "no figure written" in err
+
+
+def test_overlapping_wide_bars_are_not_called_a_coincidence():
+    """Found: after the order fix, the seed-7775 instance's jumps 1 and 2 (2.632 ± 4e-8 and 2.914 ± 0.35, the latter
+    the engine's inherited bound) were reported as "coincide in the limit": they are 0.28 apart, only not separated
+    by the bars. The plateau stays inconclusive; the reason says what is known."""
+    from relucheck.numerics.lambda_limit import _extrapolated
+
+    runs = []
+    for L in (100.0, 300.0, 1000.0, 3000.0):
+        jumps = [(1.0 + 1.0 / L, 0, (0,)), (1.3 + 2.0 / L, 1, (1,))]
+        run = _run(jumps, [1e-10, 1e-10] if L < 3000 else [1e-10, 0.2])
+        run.log_inv_lambda, run.plateaus = L, [1.0, 0.5, 0.2]
+        run.errors["plateaus"] = [1e-10] * 3
+        runs.append(run)
+    result = _extrapolated(runs, [], 0.0)
+    assert all(j.ok for j in result.jumps) and result.jumps[1].error > 0.3
+    reason = result.plateaus[1].reason
+    assert not result.plateaus[1].ok and "not separated by their error bars" in reason and "1.3" in reason
