@@ -108,3 +108,53 @@ def test_end_patterns_differ_only_clear_of_the_kinks_on_jumped_neurons():
     assert final_pattern(flow, X).tolist() == [[1, 0, -1], [0, 0, 0]]
     assert same_pattern(run(chatter), run(flow))
     assert not same_pattern(run(other), run(flow))
+
+
+def _ladder(seed_runs, mutate=False):
+    """`_plateau_draw` on draw 1 (n, d, m = 6, 3, 5) of seed 0 with stand-in runs in the check's cache: the flow, and GD
+    at η = 0.2, 0.05, 0.0125 (no integration)."""
+    from relucheck.proofs_checks.checks import gd_limit_plateaus as plateaus
+    from relucheck.proofs_checks.registry import Context
+
+    flow, gd = seed_runs
+    cache = {("tiny-settle", 1): flow, **{("tiny-gd", 1, h): run for h, run in zip((0.2, 0.05, 0.0125), gd)}}
+    return plateaus._plateau_draw(Context(seed=0, mutate=mutate, cache=cache), 1, 6, 3, 5)
+
+
+def _with_pattern(run, pattern):
+    run.pattern = np.array(pattern, dtype=float)
+    return run
+
+
+ON, OFF = [[1, 0, -1], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]], [[1, -1, 1], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
+JUMPS, LEVELS, SIGNS = [(0, 2.0), (1, 3.0)], (1.0, 0.5, 0.1), (1.0, 1.0, -1.0, 1.0, 1.0)
+
+
+def _run(pattern, wobble=0.0, levels=LEVELS):
+    return _with_pattern(_curve(JUMPS, levels, a=SIGNS, wobble=wobble, error=1e-12), pattern)
+
+
+def test_a_pair_that_fails_the_law_on_the_flows_branch_descends_and_is_judged_below():
+    """Seed 18, draw 4: on a slowly drifting plateau GD's lag and its chattering err in opposite directions and cancel
+    at η = 0.2 (A(0.05)/A(0.2) = 1.03); at 0.05 and 0.0125 the law holds. The coarsest pair that follows it is judged."""
+    row = _ladder((_run(ON), [_run(ON, 1e-6), _run(ON, 1.03e-6), _run(ON, 0.3e-6)]))
+    assert row["step"] == 0.05 and row["same_branch"] and "left_out" not in row
+    assert max(p["ratio"] for p in row["plateaus"]) <= 0.3
+
+
+def test_gd_pairs_on_different_branches_at_the_ladders_end_leave_the_draw_out():
+    """Seed 4, draw 2: GD at 0.2 and 0.05 end on another branch than the flow (neuron 0 off a kink it slides on), GD at
+    0.0125 on the flow's: GD has not converged at any step of the ladder, and the draw is left out, not refuted."""
+    row = _ladder((_run(ON), [_run(OFF, 5e-3, (1.0, 0.5, 0.095)), _run(OFF, 5e-3, (1.0, 0.5, 0.095)), _run(ON, 1e-5)]))
+    assert "left_out" in row and "not converged" in row["left_out"] and row["step"] == 0.05
+
+
+def test_a_flow_off_the_branch_gd_converges_to_is_judged_and_refuted():
+    """GD at every step ends on one branch, the flow on another (a wrong flow): the finest pair is judged against it and
+    its plateau is off at both steps alike (ratio ≈ 1), a refutation, not a leave-out."""
+    gd = [_run(OFF, 0.0, (1.0, 0.5, 0.095)) for _ in range(3)]
+    for run, wobble in zip(gd, (4e-4, 1e-4, 2.5e-5)):
+        run.loss = run.loss + wobble
+    row = _ladder((_run(ON), gd))
+    assert "left_out" not in row and not row["same_branch"] and row["step"] == 0.05
+    assert max(p["ratio"] for p in row["plateaus"]) > 0.6
