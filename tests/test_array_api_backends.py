@@ -19,6 +19,10 @@ rounded to q digits (abs_cos to 1e-6, weight to 1e-12) may differ by one unit of
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -97,6 +101,9 @@ def test_paper_a_threshold_records_same_on_numpy_and_array_api_strict():
             assert abs(r1[key] - r2[key]) <= k * tol * abs(r1[key]), key
 
 
+CHILD = "RELUCHECK_TEST_CHILD"  # set in the child pytest that runs one library's case (tests only)
+
+
 def _paper_b(backend, *, diagonal=False, lr=1.0, device=None):
     n, d = 12, 30
     p = sim.experiment_width(n)
@@ -112,9 +119,16 @@ def _paper_b(backend, *, diagonal=False, lr=1.0, device=None):
 
 @pytest.mark.parametrize("library", [STRICT, "jax", "torch"])
 def test_paper_b_same_on_numpy_and_another_library(library):
-    """array-api-strict always (the test extra); JAX and PyTorch on the CPU where installed (not in CI's extras)."""
+    """array-api-strict always (the test extra); JAX and PyTorch on the CPU where installed (not in CI's extras), each in
+    a child pytest: both start threads at import, and a process pool forked later in this pytest process would warn."""
     if not _installed(library):
         pytest.skip(f"{library} not installed")
+    if library != STRICT and not os.environ.get(CHILD):
+        child = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                f"{__file__}::test_paper_b_same_on_numpy_and_another_library[{library}]"],
+                               env={**os.environ, CHILD: "1"}, capture_output=True, text=True, timeout=600)
+        assert child.returncode == 0, child.stdout[-3000:] + child.stderr[-2000:]
+        return
     r1, (X, y, p) = _paper_b("numpy")
     r2, _ = _paper_b(library, device="cpu" if library == "torch" else None)
     assert np.array_equal(r1.steps, r2.steps)
