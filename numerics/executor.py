@@ -30,6 +30,8 @@ import logging
 import contextlib
 import contextvars
 import os
+import signal
+import threading
 from typing import Callable, Iterable, Iterator
 
 from .errors import RelucheckInputError
@@ -116,6 +118,34 @@ class ProcessExecutor(Executor):
         return False
 
 
+@contextlib.contextmanager
+def _children_deaf_to_the_terminal():
+    """A block whose child processes never see SIGINT or SIGHUP: a LocalCluster's worker processes, and
+    multiprocessing's resource tracker, started inside it.
+
+    Ctrl-C in a terminal, and closing it, send the signal to every process of the foreground group. The run's main
+    process ends the run on it (`numerics.interrupts`) and stops the cluster; a Dask worker that took the signal
+    too printed its own KeyboardInterrupt traceback, and the resource tracker (it ignores SIGINT and SIGTERM, not
+    SIGHUP) died, was relaunched, and printed a KeyError traceback for each name it no longer knew (red team,
+    issue 20). The signals are blocked in this thread while the children start: a child inherits the mask of the
+    thread that starts it (and so does distributed's event-loop thread, started here, which starts replacement
+    workers later); in this process a blocked signal is delivered to another thread or when the mask is restored,
+    so the run's own handling is unchanged."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    deaf = {signal.SIGINT, signal.SIGHUP}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, deaf)
+    try:
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, deaf)  # ensure_running unblocks SIGINT (and SIGTERM) when it is done
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class DaskExecutor(Executor):
     """Tasks on a Dask distributed cluster: the one at ``scheduler``, or a LocalCluster on 127.0.0.1."""
 
@@ -139,9 +169,10 @@ class DaskExecutor(Executor):
             dask.config.set({"distributed.worker.daemon": False})
             # silence_logs: distributed's own WARNING lines (a worker or nanny closing on an interrupt) are not the
             # user's business; its errors still print
-            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                         host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
-            self._client = Client(self._cluster)
+            with _children_deaf_to_the_terminal():
+                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                             host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+                self._client = Client(self._cluster)
         else:
             try:
                 self._client = Client(self.scheduler, timeout="10s")

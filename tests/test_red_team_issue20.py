@@ -48,3 +48,26 @@ def test_a_parameter_named_like_a_numpy_printer_name_is_not_identified_with_it(n
     assert (code, result["status"]) == (0, "verified"), (out, err)
     assert result["integration"]["draws"] == 3
     assert result["integration"]["max_discrepancy"] <= result["integration"]["tolerance"]
+
+
+# -- run --executor dask: Ctrl-C in a terminal and closing it reach the whole process group ---------------------
+
+def _interrupts_module():
+    """tests/test_interrupts.py's helpers (its `_interrupt` runs a plugin's slow checks in a new session)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_red_team_interrupts", Path(__file__).with_name("test_interrupts.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGHUP"])
+def test_a_signal_to_the_whole_group_of_a_dask_run_prints_no_traceback(sig, tmp_path):
+    """Ctrl-C (SIGINT to the foreground group) made each Dask worker print its KeyboardInterrupt traceback; closing
+    the terminal (SIGHUP to the group) killed multiprocessing's resource tracker, whose relaunched copy printed a
+    KeyError traceback per name. `_interrupt` asserts exit 130/129, no traceback, no process left, the reports."""
+    import signal
+
+    pytest.importorskip("distributed")
+    _interrupts_module()._interrupt(tmp_path, "dask", "mid-run", (getattr(signal, sig),), whole_group=True)
