@@ -95,6 +95,16 @@ def same_branch(one: Curve, other: Curve) -> bool:
     return one.jumped == other.jumped and same_pattern(one, other)
 
 
+def _difference(one: Curve, other: Curve) -> str:
+    """How two runs' discrete choices differ, for a reader."""
+    if one.jumped != other.jumped:
+        return f"they jump neurons {one.jumped} and {other.jumped}"
+    j, i = np.argwhere((one.pattern != 0) & (other.pattern != 0) & (one.pattern != other.pattern))[0]
+    side = {1.0: "active", -1.0: "inactive"}
+    return (f"they jump the same neurons, but neuron {j} ends {side[one.pattern[j, i]]} on datum {i} at the first step "
+            f"and {side[other.pattern[j, i]]} at the second")
+
+
 def same_pattern(one: Curve, other: Curve) -> bool:
     """Whether two runs end with the same activation pattern wherever both are clear of a kink."""
     both = (one.pattern != 0) & (other.pattern != 0)
@@ -218,9 +228,9 @@ def _plateau_draw(ctx: Context, k: int, n: int, d: int, m: int) -> dict:
                 "gd_quarter_jumped": fine.jumped, "gd_steps": sum(run.steps for run in runs)})
     if not on_branch and not same_branch(coarse, fine):
         return {**row, "success": True, "left_out": (
-            f"GD at η = {row['step']:g} and {row['step'] / 4:g} end on different branches (jumps {coarse.jumped} and "
-            f"{fine.jumped}, or their end activation patterns differ), and neither pair above follows the flow's: GD has "
-            "not converged at any step of the ladder, so no pair is in its first-order regime")}
+            f"GD at η = {row['step']:g} and {row['step'] / 4:g} end on different branches ({_difference(coarse, fine)}) "
+            "and no pair of the ladder follows the flow's: GD has not converged at any step the ladder reaches, so no "
+            "pair is in its first-order regime")}
     if not on_branch:  # GD(η) and GD(η/4) agree with each other on another branch: the flow is judged against them
         plateaus = judge_plateaus(tau, flow, coarse, fine, settled.end, m, floor)
     return {**row, "success": True, "message": "", "plateaus": plateaus}
