@@ -128,3 +128,29 @@ def test_overlapping_wide_bars_are_not_called_a_coincidence():
     assert all(j.ok for j in result.jumps) and result.jumps[1].error > 0.3
     reason = result.plateaus[1].reason
     assert not result.plateaus[1].ok and "not separated by their error bars" in reason and "1.3" in reason
+
+
+def test_orthonormal_jumps_beyond_the_default_horizon_are_followed(tmp_path, capsys):
+    """Found: labels of size 1e-6 (Algorithm 1's jumps at τ ≈ 1.8e6 and 9.5e6) gave "success", exit 0, with no jump:
+    the ladder's flows settled "before the maximal horizon" 100. On orthonormal data the flows now run to
+    twice Algorithm 1's last jump + 1; here labels of size 1e-3 (jumps near 1.8e3, 5.4e3)."""
+    import json
+
+    from relucheck.numerics.instances import Instance
+    from relucheck.proofs_checks.cli import main
+    from relucheck.theory.limit_process import limit_process_of
+
+    data = _orthonormal(3, 4, 2, 7771)
+    data["labels"] = [1e-3 * v for v in data["labels"]]
+    inst = Instance(**data)
+    alg = limit_process_of(inst)
+    assert alg.jumps[0].tau > 1000
+    path = tmp_path / "small.json"
+    inst.save(path)
+    code = main(["limit", str(path), "--ladder", "50,100,200,400", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["stats"]["max_horizon"] == pytest.approx(2 * alg.jumps[-1].tau + 1)
+    assert len(out["jumps"]) == len(alg.jumps), "jumps beyond τ = 100 were not looked for"
+    assert code == (0 if out["status"] == "success" else 3)
+    for est, jump in zip(out["jumps"], alg.jumps):
+        assert est["status"] != "ok" or abs(est["value"] - jump.tau) <= est["error"]

@@ -77,6 +77,24 @@ def _affordable_extension(instance, args, ladder, extend_to) -> float:
     return extend_to
 
 
+def _follow_algorithm_1(alg1, args) -> None:
+    """On orthonormal data without ``--max-horizon``, the flows may run to 2·τ_K + 1 (τ_K Algorithm 1's last jump)
+    when that is beyond the default 100. A flow *settles* when no neuron can grow before its maximal horizon
+    (docs/engines.md), so with 100 a limit process whose jumps come later (labels of size 1e-6: jumps at τ ≈ 1.8e6
+    and 9.5e6, found by a new user) was reported as "success" with no jump at all. Why 2·τ_K: τ scales as 1/‖y‖, and
+    so does the time the flow needs after its last jump to be static (with τ_K + 0.5, `relucheck flow`'s horizon,
+    labels of size 1e-3 ended unsettled); the horizon is only a cap, a flow stops when it settles."""
+    from relucheck.numerics.flows import FlowProblem
+
+    if alg1 is None or not alg1.jumps or args.max_horizon is not None:
+        return
+    end = 2.0 * alg1.jumps[-1].tau + 1.0
+    if end > FlowProblem.max_horizon:
+        args.max_horizon = end
+        print(f"relucheck limit: the flows may run to τ = {end:g}, twice Algorithm 1's last jump + 1 (beyond the "
+              f"default maximal horizon {FlowProblem.max_horizon:g})", file=sys.stderr)
+
+
 def _progress(L, seconds, run) -> None:
     print(f"relucheck limit: ln(1/λ) = {L:g}: {run.status.name.lower()}, {len(run.jumps)} jumps, {seconds:.3g} s",
           file=sys.stderr, flush=True)
@@ -117,7 +135,8 @@ def _print_human(result, alg1) -> None:
     if any(j.ok and j.engine_part > j.error / 2 for j in result.jumps + result.plateaus):
         print("ᵉ: most of this bar is the engines' own error bound (FlowResult.errors), not the extrapolation's spread")
     walls = ", ".join(fmt_number(r["wall_seconds"], 3) for r in result.ladder)
-    print(f"flows: {walls} s")
+    print(f"flows: {walls} s; jumps are looked for up to τ = {fmt_number(result.stats.get('max_horizon', 100.0), 6)} "
+          "(--max-horizon: a neuron that cannot grow by then counts as settled)")
 
 
 def _run(args) -> int:
@@ -135,8 +154,9 @@ def _run(args) -> int:
     if args.plot:
         _plot_target(args.plot)
     instance = load_instance(args.instance)
-    _check(instance, args, ladder)
     alg1, note = _limit_process(instance)
+    _follow_algorithm_1(alg1, args)
+    _check(instance, args, ladder)
     options = {"rtol": args.rtol} if args.rtol is not None else {}
     if args.target is not None:
         options["target"] = _positive(args.target, "--target")
@@ -148,6 +168,9 @@ def _run(args) -> int:
     budget = None if args.budget is None else max(args.budget - (time.perf_counter() - started), 1e-9)
     result = limit(instance, ladder=ladder, engine=args.engine or "float64", max_horizon=args.max_horizon,
                    budget=budget, progress=_progress, **options)
+    from relucheck.numerics.flows import FlowProblem
+
+    result.stats["max_horizon"] = args.max_horizon or FlowProblem.max_horizon
     if args.plot and not any(r["status"] in ("success", "settled") for r in result.ladder):
         print(f"relucheck limit: --plot {args.plot}: no figure written: no flow of the ladder succeeded",
               file=sys.stderr)
