@@ -263,7 +263,29 @@ class OneLineParser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         self._arguments_seen = list(sys.argv[1:] if args is None else args)
+        self._refuse_repeated_options(self._arguments_seen)
         return super().parse_known_args(args, namespace)
+
+    def _refuse_repeated_options(self, tokens: list) -> None:
+        """An option that takes one value, given twice (``--lam 1e-10 --lam 0.5``), would be the last one silently,
+        as a duplicate JSON key was (issue 20, "inputs taken silently"): refused naming the option and both values.
+        Options meant to repeat (``--checks``, action append) and flags are left alone; a subcommand's parser checks
+        its own options on the tokens after the command name."""
+        seen: dict = {}
+        for k, token in enumerate(tokens):
+            if token == "--":
+                break
+            name, eq, value = token.partition("=")
+            action = self._option_string_actions.get(name) if name.startswith("--") else None
+            if action is None or action.nargs == 0 or isinstance(action, (argparse._AppendAction,
+                                                                           argparse._CountAction)):
+                continue
+            value = value if eq else (tokens[k + 1] if k + 1 < len(tokens) else "")
+            if action.dest in seen:
+                first_name, first_value = seen[action.dest]
+                self.error(f"argument {name}: given twice ({first_name} {first_value!r} and {name} {value!r}); "
+                           "give it once")
+            seen[action.dest] = (name, value)
 
     def error(self, message):
         message = self._negative_value_hint(message) or message

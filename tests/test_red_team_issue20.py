@@ -100,3 +100,29 @@ def test_a_jump_time_does_not_move_beyond_its_stated_error_when_the_flow_runs_lo
         assert abs(jump["tau"] - long["jumps"][k]["tau"]) <= short["errors"]["jumps"][k] + long["errors"]["jumps"][k]
     for k, loss in enumerate(short["plateaus"]):
         assert abs(loss - long["plateaus"][k]) <= short["errors"]["plateaus"][k] + long["errors"]["plateaus"][k]
+
+
+# -- an option given twice is refused, not silently the last one -------------------------------------------------
+
+@pytest.mark.parametrize("argv, option", [
+    (["flow", "{instance}", "--lam", "1e-10", "--lam", "0.5"], "--lam"),
+    (["flow", "{instance}", "--lam=1e-10", "--times", "1", "--times=2"], "--times"),
+    (["run", "--seed", "1", "--seed", "2", "--out", "{out}"], "--seed"),
+    (["check-ode", "{ode}", "--budget", "30", "--budget", "5"], "--budget"),
+])
+def test_an_option_given_twice_is_refused_naming_it(argv, option, tmp_path):
+    """``--lam 1e-10 --lam 0.5`` computed at λ = 0.5 and exited 0: the same silent last-one-wins as a duplicate JSON
+    key, which the loaders refuse."""
+    paths = {"instance": _write(tmp_path, "orth3.json", ORTHONORMAL_3), "out": tmp_path / "out",
+             "ode": _write(tmp_path, "ode.json", {"time": "t", "state": ["x"], "parameters": {"r": [0.1, 3]},
+                                                  "equations": {"x": "r*x"}, "initial": {"x": "1"},
+                                                  "solution": {"x": "exp(r*t)"}, "time_span": [0, 2]})}
+    code, out, err = run_cli([a.format(**paths) for a in argv])
+    assert code == 2 and out == "", (out, err)
+    assert err.startswith(f"relucheck: error: argument {option}: given twice") and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_options_meant_to_repeat_and_flags_still_may():
+    code, out, err = run_cli(["list", "--json", "--json", "--paper", "A"])
+    assert code == 0 and json.loads(out), err
