@@ -126,3 +126,38 @@ def test_an_option_given_twice_is_refused_naming_it(argv, option, tmp_path):
 def test_options_meant_to_repeat_and_flags_still_may():
     code, out, err = run_cli(["list", "--json", "--json", "--paper", "A"])
     assert code == 0 and json.loads(out), err
+
+
+# -- flow, engine auto: the rerun in mpmath is bounded like every other request ----------------------------------
+
+def _force_float64_precision(monkeypatch):
+    """As tests/test_engine_mpmath.py: no small natural instance ends float64 with PRECISION; its verdict is forced."""
+    from relucheck.numerics.flows import get_engine
+    from relucheck.numerics.flows.result import Status
+
+    def precision(self, result, problem, options, rerun):
+        result.status, result.message = Status.PRECISION, "forced by the test"
+        return result
+
+    monkeypatch.setattr(type(get_engine("float64")), "review", precision, raising=False)
+
+
+def test_an_expensive_rerun_in_mpmath_is_not_started_without_a_budget(monkeypatch, tmp_path):
+    """--rtol 1e-4 on general n = 64, d = 16, m = 16 data at λ = 1e-10 escalated to mpmath after 2 minutes and then
+    ran unbounded (13 minutes for τ = 0.07 of a run to τ ≈ 10, one step per ~4 s). Here the bound is set to 0 s."""
+    from relucheck.proofs_checks.commands import flow as flow_command
+
+    _force_float64_precision(monkeypatch)
+    monkeypatch.setattr(flow_command, "MAX_ESCALATION_SECONDS", 0.0)
+    code, out, err = run_cli(["flow", _write(tmp_path, "orth3.json", ORTHONORMAL_3), "--lam", "1e-10", "--json"])
+    result = json.loads(out)
+    assert code == 3 and result["engine"] == "float64" and result["status"] == "precision", err
+    assert "not rerun in engine mpmath" in result["message"] and "--budget" in result["message"]
+
+
+def test_a_cheap_rerun_in_mpmath_still_runs(monkeypatch, tmp_path):
+    _force_float64_precision(monkeypatch)
+    code, out, err = run_cli(["flow", _write(tmp_path, "orth3.json", ORTHONORMAL_3), "--lam", "1e-10", "--json"])
+    result = json.loads(out)
+    assert result["engine"] == "mpmath" and result["stats"]["escalated_from"]["status"] == "precision", err
+    assert code == (0 if result["status"] in ("success", "settled") else 3)

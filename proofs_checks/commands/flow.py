@@ -265,6 +265,8 @@ def solve_instance(instance, args, limit, started=None):
     if getattr(args, "progress", True):
         options["progress"] = _progress
     try:
+        if name == "auto" and getattr(args, "budget", None) is None:
+            return _auto_within_bounds(instance, args, horizon, times, options)
         return flow(instance, args.lam, engine=name, horizon=horizon, times=times, max_horizon=args.max_horizon,
                     **options)
     except RelucheckInputError as exc:  # a property of the data (a zero input …) names the file; an option names itself
@@ -274,6 +276,43 @@ def solve_instance(instance, args, limit, started=None):
         elif not message.startswith(("--", "instance file")):
             exc.args = (f"instance file {args.instance}: {message}",)
         raise
+
+
+MAX_ESCALATION_SECONDS = 600.0  # the rerun in mpmath of engine auto, estimated, without --budget: the 10 minutes of
+# MAX_STEPS_ESTIMATE. Measured (red team, issue 20): --rtol 1e-4 on general n = 64, d = 16, m = 16 data at λ = 1e-10
+# escalated after 2 minutes of float64 and its check run, then stepped mpmath at about one step per 4 s with ~2000
+# float64 steps to redo, with no bound and no word of it beyond "τ = 0.07 of at most 100" after 13 minutes.
+ESCALATION_DIGITS = 30  # numerics.flows.solve's escalation_digits, engine mpmath's default digits
+
+
+def _auto_within_bounds(instance, args, horizon, times, options):
+    """Engine auto (`numerics.flows.solve`) with its rerun in mpmath bounded as every other request of this command
+    (`check_cost`): float64 first; when its status asks for the rerun, the rerun's cost is estimated as the float64
+    run's steps times one Taylor step at ESCALATION_DIGITS (`numerics.flows.cost.taylor_cost`, timed here; a Taylor
+    step is longer than a DOP853 step, but every event ends one), and beyond MAX_ESCALATION_SECONDS the float64
+    answer is kept (not a success: exit 3) with a message naming the estimate and --budget."""
+    from relucheck.api import flow
+    from relucheck.numerics.flows.cost import taylor_cost
+    from relucheck.numerics.flows.registry import ESCALATE_ON, LOOP_OPTIONS, available_engines
+
+    first = flow(instance, args.lam, engine="float64", horizon=horizon, times=times, max_horizon=args.max_horizon,
+                 **options)
+    if first.status not in ESCALATE_ON or PRECISION_ENGINE not in available_engines():
+        return first
+    n, m = instance.inputs.shape[0], instance.directions.shape[0]
+    steps = int(first.stats.get("steps") or 0) + len(first.events)
+    seconds = steps * taylor_cost(n, m, ESCALATION_DIGITS).seconds
+    if seconds > MAX_ESCALATION_SECONDS:
+        first.message += (f"; not rerun in engine {PRECISION_ENGINE}: about {steps} steps (the float64 run's steps and "
+                          f"events) of {seconds / max(steps, 1):.2g} s each at {ESCALATION_DIGITS} digits ≈ "
+                          f"{seconds:.2g} s, beyond {MAX_ESCALATION_SECONDS:g} s without --budget; --budget SECONDS "
+                          f"runs it and stops inconclusive when spent")
+        return first
+    result = flow(instance, args.lam, engine=PRECISION_ENGINE, horizon=horizon, times=times,
+                  max_horizon=args.max_horizon, **{k: v for k, v in options.items() if k in LOOP_OPTIONS})
+    result.stats["escalated_from"] = {"engine": first.engine, "status": first.status.name.lower(),
+                                      "message": first.message}
+    return result
 
 
 def _print_human(result, limit, note) -> None:
