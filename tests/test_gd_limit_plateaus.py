@@ -12,7 +12,7 @@ import pytest
 
 from relucheck.numerics.flows.result import Jump
 from relucheck.proofs_checks.checks import gd_limit
-from relucheck.proofs_checks.checks.gd_limit_plateaus import Curve, judge_plateaus, plateau_windows, same_plateau
+from relucheck.proofs_checks.checks.gd_limit_plateaus import Curve, judge_plateaus, plateau_windows, shared_windows
 
 TAU = np.round(np.arange(0.0, 10.0001, 0.05), 2)
 
@@ -44,14 +44,30 @@ def test_a_lagging_gd_jump_is_not_read_as_gd_error():
     flow = _curve([(0, 2.0), (1, 3.0)], levels, error=1e-9)
     coarse = _curve([(0, 2.0), (1, 3.5)], levels, wobble=1e-3)
     fine = _curve([(0, 2.0), (1, 3.125)], levels, wobble=2.5e-4)
-    shared = same_plateau(TAU, (flow, coarse, fine), 10.0, 3)
-    assert not shared[(TAU > 3.0) & (TAU < 3.5)].any()  # GD(η) has not jumped yet
+    windows = shared_windows(TAU, flow, (coarse, fine), 10.0)
+    assert windows[1] == pytest.approx((2.0 + 0.95 / 4, 2.95 - 0.95 / 4))  # the flow drops over the samples 1.95–2, 2.95–3
+    assert windows[2][0] >= 3.5  # after GD(η)'s drop, at 3.5
     plateaus = judge_plateaus(TAU, flow, coarse, fine, 10.0, 3, 1e-12)
     assert len(plateaus) == 3 and all(p["ratio"] == pytest.approx(0.25) for p in plateaus)
-    # read over the flow's own windows the middle plateau would not show the first-order law: GD at both steps is still
-    # on the plateau before (loss 0.5 against 0.1) on part of it
-    window = (TAU >= 3.0 + 7 / 4) & (TAU <= 10 - 7 / 4)
-    assert np.abs(coarse.loss[window] - flow.loss[window]).mean() == pytest.approx(1e-3)
+
+
+def test_a_drop_without_a_jump_bounds_a_plateau_too():
+    """Seed 12, draw 6: a neuron grows in two stages, so the loss falls 0.541 → 0.465 at τ ≈ 5.5 and the jump rule
+    (half the final ‖θ_j‖²) puts the first jump at 7.5; GD makes that drop late by a first-order lag. Plateaus are read
+    away from the drops of the loss as well as from the jumps, so the lag is not read as GD's error on the plateau
+    before (ratio 0.99 when it was)."""
+    def run(drop, wobble):
+        c = _curve([(0, 7.5)], (0.541, 0.2), wobble=wobble, error=1e-12)
+        c.loss = np.where((TAU >= drop) & (TAU < 7.5), 0.465 + wobble, c.loss)
+        return c
+    flow, coarse, fine = run(5.5, 0.0), run(5.7, 1e-6), run(5.55, 2.5e-7)
+    windows = shared_windows(TAU, flow, (coarse, fine), 10.0)
+    assert len(windows) == 3 and windows[0][1] < 5.5 and windows[1][0] > 5.7
+    plateaus = judge_plateaus(TAU, flow, coarse, fine, 10.0, 3, 1e-12)
+    # read away from every drop and every jump: the plateau between the drop and the jump at 7.5 lies within a quarter
+    # of the jump-rule plateau [0, 7.5]'s ends of neither, so it is not read; the ones before and after are, first order
+    assert max(p["ratio"] for p in plateaus) == pytest.approx(0.25)
+    assert [p["after_drop"] for p in plateaus] == [False, True] and plateaus[0]["window"][1] < 5.5
 
 
 def test_agreement_to_the_flows_stated_error_is_agreement_and_only_that():
