@@ -161,3 +161,24 @@ def test_a_cheap_rerun_in_mpmath_still_runs(monkeypatch, tmp_path):
     result = json.loads(out)
     assert result["engine"] == "mpmath" and result["stats"]["escalated_from"]["status"] == "precision", err
     assert code == (0 if result["status"] in ("success", "settled") else 3)
+
+
+# -- limit: the ladder's total work is bounded, not only its finest rung's -----------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="red team issue 20: `limit --ladder` checks the cost of its finest rung only "
+                   "(commands/limit.py _check); 30 rungs at ln(1/λ) ≈ 9e4 on orthonormal n = 3 data (a 200-byte "
+                   "option) each pass, and the ladder ran about 30 × 30 s with no estimate, no default budget and one "
+                   "progress line per rung. Not fixed here: commands/limit.py had another session's uncommitted edits")
+def test_a_ladder_of_many_expensive_rungs_is_refused_before_computing(monkeypatch, tmp_path):
+    import relucheck.api
+
+    called = []
+
+    def computing(*args, **kwargs):
+        called.append(True)
+        raise RuntimeError("the ladder was computed")
+
+    monkeypatch.setattr(relucheck.api, "limit", computing)
+    ladder = ",".join(str(90000 + k) for k in range(30))
+    code, out, err = run_cli(["limit", _write(tmp_path, "orth3.json", ORTHONORMAL_3), "--ladder", ladder])
+    assert called == [] and code == 2 and "--ladder" in err, err
