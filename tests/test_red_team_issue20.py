@@ -1,21 +1,16 @@
 """Red team of issue 20 from a clean clone: the breaks found, each as a test that failed before its fix.
 
 Every case runs the command line in process through `cli.main` (the console script's error boundary) or, where the
-process itself matters, as a subprocess under a timeout.
+process itself matters (signals), as a subprocess in its own session (tests/test_interrupts.py's helper).
 """
 import contextlib
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from relucheck.proofs_checks import cli
-
-SCRIPT = Path(sys.executable).with_name("relucheck")
-
 
 def run_cli(argv) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
