@@ -12,6 +12,7 @@ import pytest
 
 from relucheck.proofs_checks import cli
 
+
 def run_cli(argv) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
