@@ -29,7 +29,9 @@ Method (docs/limit.md):
    measured on synthetic data.)
 5. *Error bar.* `SPREAD_SAFETY` (2) times the largest distance of the extrapolants from the estimate, plus the engines' own error
    bounds (``FlowResult.errors``, `numerics.flows.vouch`) carried through the estimate's linear weights
-   (Σ_i |w_i| e_i). Under the cubic model the order-1 extrapolants' distance is D·x_a·x_b, which bounds the
+   (Σ_i |w_i| e_i). A rung whose engine bound on some jump time or plateau is above target/4 is rerun at other
+   tolerances, keeping per quantity the smallest bound of runs that agree within their bounds, else inconclusive
+   (`numerics.limit_reruns`). Under the cubic model the order-1 extrapolants' distance is D·x_a·x_b, which bounds the
    estimate's own error E·x_a·x_b·x_c by a wide margin when x ≤ 1/100.
 6. *Settling.* If the law holds, the order-1/order-2 disagreement shrinks from the coarser sub-ladder to the finest
    by about x_finest/x_third ≈ 1/10; it must shrink at least by `SETTLE_FACTOR`, or be within the engines' error,
@@ -282,13 +284,13 @@ def limit_of(problem_of, ladder=DEFAULT_LADDER, *, engine: str = "float64", budg
     started = time.perf_counter()
     runs, rungs = [], []
     for L in ladder:
-        failed = _rung(problem_of, L, engine, budget, started, progress, options, runs, rungs)
+        failed = _rung(problem_of, L, engine, budget, started, progress, options, runs, rungs, target)
         if failed is not None:
             return LimitResult(failed[0], failed[1], [], [], rungs, {"wall_seconds": time.perf_counter() - started})
     result = _extrapolated(runs, rungs, time.perf_counter() - started)
     while _wants_more(result, target) and 10 * ladder[-2] <= extend_to:
         ladder.append(10 * ladder[-2])
-        failed = _rung(problem_of, ladder[-1], engine, budget, started, progress, options, runs, rungs)
+        failed = _rung(problem_of, ladder[-1], engine, budget, started, progress, options, runs, rungs, target)
         if failed is not None:
             result.message += f" (the extension to ln(1/λ) = {ladder[-1]:g} did not help: {failed[1]})"
             result.ladder = rungs
@@ -304,9 +306,13 @@ def _wants_more(result, target) -> bool:
                for q in result.jumps + result.plateaus)
 
 
-def _rung(problem_of, L, engine, budget, started, progress, options, runs, rungs):
-    """One flow of the ladder, appended to ``runs`` and ``rungs``; (status, message) when it did not succeed."""
+def _rung(problem_of, L, engine, budget, started, progress, options, runs, rungs, target=TARGET):
+    """One flow of the ladder, appended to ``runs`` and ``rungs``; (status, message) when it did not succeed. A
+    float64 run whose engine bound on some jump time or plateau is above target/ENGINE_SHARE is rerun at other
+    tolerances (`numerics.limit_reruns`); ``rungs[-1]`` then says which rtol each quantity comes from."""
     from .flows import Status, solve
+    from .flows.engines.logscale import RTOL
+    from .limit_reruns import ENGINE_SHARE, rerun, too_large
 
     lam = lam_of(L)
     opts = dict(options)
@@ -315,12 +321,26 @@ def _rung(problem_of, L, engine, budget, started, progress, options, runs, rungs
         if left <= 0:
             return LimitStatus.BUDGET, f"{LimitStatus.BUDGET.value} (at ln(1/λ) = {L:g})"
         opts["budget"] = left
-    t0 = time.perf_counter()
-    run = solve(problem_of(lam), engine, **opts)
+    t0, c0 = time.perf_counter(), time.process_time()
+    problem = problem_of(lam)
+    run = solve(problem, engine, **opts)
     wall = time.perf_counter() - t0
     rungs.append(_rung_json(L, lam, run, wall))
+    rungs[-1]["cpu_seconds"] = time.process_time() - c0
+    rungs[-1]["rtol"] = opts.get("rtol", RTOL) if run.engine == "float64" else None
+    threshold = target / ENGINE_SHARE
+    if run.success and run.engine == "float64" and too_large(run, threshold):
+        base = {k: v for k, v in opts.items() if k not in ("rtol", "budget")}
+        deadline = None if budget is None else started + budget
+        run, note = rerun(run, problem, lambda pr, **o: solve(pr, "float64", **o, **base), rungs[-1]["rtol"],
+                          threshold, {}, deadline)
+        rungs[-1]["engine_reruns"] = note
+        rungs[-1]["jumps"] = [{"tau": j.tau, "neuron": j.neuron, "fitted": list(j.fitted)} for j in run.jumps]
+        rungs[-1]["plateaus"] = list(run.plateaus)
+        rungs[-1]["wall_seconds"] = time.perf_counter() - t0
+        rungs[-1]["cpu_seconds"] = time.process_time() - c0
     if progress is not None:
-        progress(L, wall, run)
+        progress(L, rungs[-1]["wall_seconds"], run)
     if not run.success:
         status = LimitStatus.BUDGET if run.status is Status.BUDGET else LimitStatus.FLOW_FAILED
         return status, (f"{status.value}: at ln(1/λ) = {L:g} engine {run.engine} ended with status "
@@ -339,7 +359,7 @@ def _extrapolated(runs, rungs, wall) -> LimitResult:
     for i in range(k):
         est = extrapolate(ladder, [o[i][0].tau for o in ordered], [o[i][1] for o in ordered])
         est.neuron, est.fitted = ordered[-1][i][0].neuron, tuple(ordered[-1][i][0].fitted)
-        jumps.append(est)
+        jumps.append(_disagreed(runs, ("jump", (est.neuron, est.fitted)), est))
     if why:
         longest = max(ordered, key=len)
         for i in range(k, len(longest)):
@@ -358,7 +378,8 @@ def _extrapolated(runs, rungs, wall) -> LimitResult:
                                      "coincide in the limit (a tie, as C Assumption 4(ii) excludes), so no plateau "
                                      "between them is extrapolated"))
             continue
-        plateaus.append(extrapolate(ladder, [r.plateaus[i] for r in runs], [_err(r, "plateaus", i) for r in runs]))
+        plateaus.append(_disagreed(runs, ("plateau", i), extrapolate(ladder, [r.plateaus[i] for r in runs],
+                                                                      [_err(r, "plateaus", i) for r in runs])))
     bad = [q for q in jumps + plateaus if not q.ok]
     if not any(j.ok for j in jumps) and jumps:
         status = LimitStatus.INCONCLUSIVE
@@ -366,6 +387,17 @@ def _extrapolated(runs, rungs, wall) -> LimitResult:
         status = LimitStatus.PARTIAL if bad else LimitStatus.SUCCESS
     message = status.value if not bad else f"{status.value}; first: {bad[0].reason}"
     return LimitResult(status, message, jumps, plateaus, rungs, {"wall_seconds": wall, "matched_jumps": k})
+
+
+def _disagreed(runs, key, est) -> Estimate:
+    """``est``, or inconclusive when on some rung the runs at different tolerances disagree on the quantity beyond
+    their stated bounds (`numerics.limit_reruns`: evidence that a bound is wrong)."""
+    for r in runs:
+        why = getattr(r, "disagreements", {}).get(key)
+        if why:
+            est.status, est.reason, est.value, est.error = "inconclusive", f"at ln(1/λ) = {r.log_inv_lambda:g}: {why}", None, None
+            break
+    return est
 
 
 def _err(run, kind: str, i: int):

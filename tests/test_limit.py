@@ -180,8 +180,16 @@ def test_limit_command_json_and_plot(tmp_path, capsys):
     path = tmp_path / "golden.json"
     golden_instance().save(path)
     code = main(["limit", str(path), "--ladder", ",".join(str(v) for v in FAST_LADDER), "--json",
-                 "--plot", str(tmp_path / "fig.pdf")])
+                 "--plot", str(tmp_path / "fig.pdf"), "--predict", "1e-1000"])
     out = json.loads(capsys.readouterr().out)
+    pred = out["prediction"]  # q* + C x + D x² at ln(1/λ) = 2302.6, as a user computed by hand
+    assert pred["log_inv_lambda"] == pytest.approx(1000 * math.log(10))
+    for est, p in zip(out["jumps"], pred["jumps"]):
+        if est["status"] == "ok":
+            q, C, D = est["coefficients"]
+            x = 1.0 / pred["log_inv_lambda"]
+            assert p["value"] == pytest.approx(q + C * x + D * x * x, abs=1e-12) and p["error"] == est["error"]
+    assert all(r["rtol"] == 1e-10 for r in out["ladder"])
     assert code == (0 if out["status"] == "success" else 3)
     assert [j["neuron"] for j in out["jumps"]] == [0, 1]
     assert [r["log_inv_lambda"] for r in out["ladder"]] == list(FAST_LADDER)
@@ -199,6 +207,8 @@ def test_limit_command_json_and_plot(tmp_path, capsys):
     (["--budget", "-1"], "--budget"),
     (["--target", "0"], "--target"),
     (["--extend-to", "nan"], "--extend-to"),
+    (["--predict", "1e-10"], "finest rung"),  # ln(1/λ) = 23 < 3000: the fitted law's bar does not hold there
+    (["--predict", "abc"], "--predict"),
 ])
 def test_limit_bad_input_exits_2(tmp_path, capsys, argv, needle):
     path = tmp_path / "golden.json"
@@ -252,3 +262,14 @@ def test_simultaneous_jumps_match_in_any_listed_order_but_distinct_times_do_not(
     apart = [run((1.0, 2), (1.1, 1)), run((0.9, 1), (1.0, 2))]  # the order changes with λ: inconclusive from jump 1
     k, why = _matched([_ordered(r) for r in apart])
     assert k == 0 and "differs across the ladder" in why
+
+
+def test_predict_human_output_names_each_quantity(capsys):
+    from relucheck.proofs_checks.commands.limit import _print_prediction
+
+    _print_prediction({"lambda": "1e-10000", "log_inv_lambda": 23025.85, "law": "q* + C·x + D·x², x = 1/ln(1/λ)",
+                       "jumps": [{"neuron": 2, "status": "ok", "value": 1.25, "error": 3e-9},
+                                 {"neuron": 0, "status": "inconclusive", "reason": "jump 2 differs across the ladder"}],
+                       "plateaus": [{"status": "ok", "value": 0.5, "error": 1e-10}]})
+    out = capsys.readouterr().out
+    assert "jump 1 (neuron 2): 1.25 ± 3e-9" in out and "inconclusive: jump 2 differs" in out and "plateau 0" in out

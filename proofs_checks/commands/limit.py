@@ -1,5 +1,5 @@
 """`relucheck limit INSTANCE.json [--ladder L1,L2,…] [--target E] [--extend-to L] [--engine NAME] [--rtol R]
-[--budget SECONDS] [--max-horizon T] [--json] [--plot FILE]`: the λ → 0 limit of the flow's jump times and plateau losses, on any data,
+[--budget SECONDS] [--max-horizon T] [--predict LAMBDA] [--json] [--plot FILE]`: the λ → 0 limit of the flow's jump times and plateau losses, on any data,
 each with an error bar or "inconclusive" (issue 24; method and error law in docs/limit.md).
 
 The flow (C Assumption 3's balanced start on the instance's data, as `relucheck flow` builds it) runs at
@@ -12,7 +12,10 @@ bar covers them.
 ``--json``: status, message, the error law, jumps {neuron, fitted, status, value, error, reason, coefficients
 [τ*, C, D], samples, engine_errors, extrapolants}, plateaus (the same without neuron), the ladder (λ, ln(1/λ), each
 flow's status, jumps, plateaus, wall time), and ``algorithm_1`` on orthonormal data. ``--plot FILE``: τ_k against
-1/ln(1/λ) with the fit and the limit (FILE's stem .pdf, .png and .csv). Exit 0 when every quantity has an error bar,
+1/ln(1/λ) with the fit and the limit (FILE's stem .pdf, .png and .csv). ``--predict LAMBDA``: each quantity's fitted
+law q* + C·x + D·x² at that λ (x = 1/ln(1/λ), at or beyond the ladder's finest rung) with its bar (``prediction`` in
+--json; `Estimate.predict`). A rung whose engine bound is above target/4 is rerun at other tolerances
+(`numerics.limit_reruns`); the ladder's ``rtol`` and ``engine_reruns`` say which rtol each quantity comes from. Exit 0 when every quantity has an error bar,
 3 when some is inconclusive (or a flow of the ladder failed, or ``--budget`` was spent), 2 on bad input.
 """
 from __future__ import annotations
@@ -96,7 +99,14 @@ def _follow_algorithm_1(alg1, args) -> None:
 
 
 def _progress(L, seconds, run) -> None:
-    print(f"relucheck limit: ln(1/λ) = {L:g}: {run.status.name.lower()}, {len(run.jumps)} jumps, {seconds:.3g} s",
+    note = getattr(run, "rerun_note", None)
+    extra = ""
+    if note:  # `numerics.limit_reruns`: which tolerances ran, and what is left
+        ran = ", ".join(f"{r['rtol']:g}" for r in note["reruns"])
+        extra = f" (rtol {note['rtol']:g}: {note['reason']}; reran at rtol {ran}"
+        extra += (f"; still above: {', '.join(note['still_above'])}" if note["still_above"] else "") + \
+            (f"; runs disagree: {len(note['disagreements'])} quantities inconclusive" if note["disagreements"] else "") + ")"
+    print(f"relucheck limit: ln(1/λ) = {L:g}: {run.status.name.lower()}, {len(run.jumps)} jumps, {seconds:.3g} s{extra}",
           file=sys.stderr, flush=True)
 
 
@@ -151,6 +161,7 @@ def _run(args) -> int:
         raise RelucheckInputError(f"--engine {args.engine}: relucheck limit runs engine 'float64', 'auto' or "
                                   "'mpmath' (`relucheck engines` lists them)")
     ladder = ladder_value(args.ladder or "100,300,1000,3000")
+    predict_at = _predict_value(args.predict, ladder) if args.predict is not None else None
     if args.plot:
         _plot_target(args.plot)
     instance = load_instance(args.instance)
@@ -181,8 +192,11 @@ def _run(args) -> int:
             write_limit_plot(result, args.plot, alg1)
         except OSError as exc:
             raise RelucheckInputError(f"--plot {args.plot}: cannot write the figure: {exc}") from None
+    prediction = _prediction(result, args.predict, predict_at) if predict_at is not None else None
     if args.json:
         out = result.to_json()
+        if prediction is not None:
+            out["prediction"] = prediction
         if alg1 is not None:
             out["algorithm_1"] = {"jumps": [{"tau": j.tau, "neuron": j.neuron, "fitted": list(j.fitted)}
                                             for j in alg1.jumps], "plateaus": list(alg1.plateaus)}
@@ -191,10 +205,61 @@ def _run(args) -> int:
         print(json.dumps(to_jsonable(out), indent=1))
     else:
         _print_human(result, alg1)
+        if prediction is not None:
+            _print_prediction(prediction)
     if result.success:
         return 0
     print(f"relucheck: inconclusive: {result.message}", file=sys.stderr)
     return INCONCLUSIVE
+
+
+def _predict_value(text: str, ladder) -> float:
+    """``--predict LAMBDA``: ln(1/λ) of a decimal λ, at or beyond the ladder's finest rung (`Estimate.predict`'s bar
+    holds only for 0 ≤ x ≤ x_finest: between rungs the interpolation error's factors are not bounded by their
+    values at x = 0)."""
+    from relucheck.numerics.scale import InitScale
+
+    try:
+        L = InitScale.of(text).log_inv
+    except RelucheckInputError as exc:
+        raise RelucheckInputError(f"--predict: {exc}") from None
+    if not L >= ladder[-1]:
+        raise RelucheckInputError(f"--predict {text}: ln(1/λ) = {L:.6g} is below the ladder's finest rung "
+                                  f"{ladder[-1]:g}; the fitted law's bar holds only at or beyond it (run `relucheck "
+                                  "flow` there instead)")
+    return L
+
+
+def _prediction(result, text, L) -> dict:
+    """q* + C·x + D·x² at x = 1/L for every concluded quantity, with its bar (`Estimate.predict`); a quantity whose
+    ladder was extended past L, or that is inconclusive, gets a reason instead."""
+    finest = max(r["log_inv_lambda"] for r in result.ladder) if result.ladder else L
+
+    def one(est):
+        if not est.ok:
+            return {"status": "inconclusive", "reason": est.reason}
+        if L < finest:
+            return {"status": "not predicted", "reason": f"ln(1/λ) = {L:.6g} is below the extended ladder's finest "
+                                                         f"rung {finest:g}"}
+        value, error = est.predict(L)
+        return {"status": "ok", "value": value, "error": error}
+
+    return {"lambda": text, "log_inv_lambda": L, "law": "q* + C·x + D·x², x = 1/ln(1/λ)",
+            "jumps": [{"neuron": j.neuron, **one(j)} for j in result.jumps],
+            "plateaus": [one(p) for p in result.plateaus]}
+
+
+def _print_prediction(prediction) -> None:
+    from ..report import fmt_number
+
+    print(f"predicted at λ = {prediction['lambda']} (ln(1/λ) = {fmt_number(prediction['log_inv_lambda'], 8)}), "
+          f"{prediction['law']}:")
+    rows = [(f"jump {k} (neuron {j['neuron']})", j) for k, j in enumerate(prediction["jumps"], start=1)]
+    rows += [(f"plateau {k}", p) for k, p in enumerate(prediction["plateaus"])]
+    for name, q in rows:
+        text = (f"{fmt_number(q['value'], 12)} ± {fmt_number(q['error'], 3)}" if q["status"] == "ok"
+                else f"{q['status']}: {q['reason']}")
+        print(f"  {name}: {text}")
 
 
 def _plot_target(path: str) -> None:
@@ -266,6 +331,8 @@ def register(sub) -> None:
     p.add_argument("--target", help="a jump time's error bar above this asks for one more rung (default 1e-3)")
     p.add_argument("--extend-to", help="the largest ln(1/λ) such extra rungs may reach (default 10000; 10·L_{−2} "
                                        "each: 10000 after 3000)")
+    p.add_argument("--predict", metavar="LAMBDA", help="also give each fitted law q* + C·x + D·x² at this λ "
+                   "(decimal, e.g. 1e-10000; at or beyond the ladder's finest rung) with its bar")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--plot", help="write the figure τ_k against 1/ln(1/λ) to FILE's stem (.pdf, .png, .csv)")
     p.set_defaults(func=_run)
