@@ -16,9 +16,11 @@ prints the traceback. Exit 1 means refuted and nothing else.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
+import threading
 import traceback
 from pathlib import Path
 
@@ -72,6 +74,29 @@ def _cmd_list(args) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _thread_exit_noted():
+    """A thread of a plugin whose ``os._exit`` was refused (`_cmd_run`) ends with one line on stderr, not Python's
+    traceback of an uncaught exception in a thread; any other exception of a thread is Python's to report."""
+    from .exit_guard import ProcessExitRefused
+
+    previous = threading.excepthook
+
+    def hook(info):
+        if issubclass(info.exc_type, ProcessExitRefused):
+            name = info.thread.name if info.thread is not None else "?"
+            print(f"relucheck: note: thread {name!r} (a plugin's) called os._exit({info.exc_value.code!r}) during the "
+                  "run; refused: the run goes on", file=sys.stderr, flush=True)
+            return
+        previous(info)
+
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
+
+
 def _cmd_run(args) -> int:
     """Run checks, journaling each record as it finishes (`proofs_checks.journal`); reports from the journal.
 
@@ -80,19 +105,24 @@ def _cmd_run(args) -> int:
     holds a journal is refused (exit 2), never overwritten; ``--resume`` validates every journal line first.
     With ``--checks``, only the checks of those files and modules run, unless ``--with-builtin``.
     """
+    from .exit_guard import exit_refused
     from .journal import prepare_out_dir
     from .out_lock import OutDirLock
     from .plugins import load_checks
 
     out = Path(os.path.abspath(args.out))  # a check (or a plugin's import) may chdir: DIR stays where it was
     args.worker_checks = tuple(_absolute_file_specs(args.checks))  # the workers load them wherever they start
-    load_checks(args.checks)
-    checks = _selected_checks(args)
-    prepare_out_dir(out, shown=args.out)  # before anything is computed
-    from .array_options import array_library
+    # os._exit refused for the whole run, not only while a check runs or a plugin loads: a thread a plugin started
+    # at import that called it while the main process waited for the pool ended the run with exit 0, one journal
+    # record and no reports (red team, issue 20); now the call raises in that thread and the run goes on
+    with exit_refused(), _thread_exit_noted():
+        load_checks(args.checks)
+        checks = _selected_checks(args)
+        prepare_out_dir(out, shown=args.out)  # before anything is computed
+        from .array_options import array_library
 
-    with array_library(args), OutDirLock(out, shown=f"--out {args.out}", shown_dir=args.out):
-        return _run_locked(args, checks, out)
+        with array_library(args), OutDirLock(out, shown=f"--out {args.out}", shown_dir=args.out):
+            return _run_locked(args, checks, out)
 
 
 def _absolute_file_specs(specs) -> list[str]:

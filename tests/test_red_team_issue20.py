@@ -178,3 +178,44 @@ def test_a_ladder_of_many_expensive_rungs_is_refused_before_computing(monkeypatc
     ladder = ",".join(str(90000 + k) for k in range(30))
     code, out, err = run_cli(["limit", _write(tmp_path, "orth3.json", ORTHONORMAL_3), "--ladder", ladder])
     assert called == [] and code == 2 and "--ladder" in err, err
+
+
+# -- run: a plugin's thread cannot end the run while the main process waits for the pool ---------------------------
+
+THREAD_EXIT_PLUGIN = '''
+import multiprocessing, os, threading, time
+
+from relucheck import Statement, agree, check, register_paper, register_statements
+
+register_paper("Th", "a plugin whose thread calls os._exit")
+register_statements(Statement(id="Th.one", paper="Th", number="1", title="t", conclusion="c"))
+if multiprocessing.parent_process() is None:  # in relucheck's main process only, while it waits for the pool
+    threading.Thread(target=lambda: (time.sleep(2), os._exit(0)), daemon=True).start()
+
+
+@check("Th.one.quick", statement="Th.one", mutant="m")
+def quick(ctx):
+    return agree(1, 1, 0, "exact")
+
+
+@check("Th.one.slow", statement="Th.one", mutant="m")
+def slow(ctx):
+    time.sleep(6)
+    return agree(1, 1, 0, "exact")
+'''
+
+
+def test_a_plugin_thread_calling_os_exit_does_not_end_the_run_in_silent_success(tmp_path):
+    """A thread started at import called os._exit(0) while the main process waited for its workers: exit 0, one
+    journal record, no summary, no reports. os._exit is now refused for the whole run (one note on stderr)."""
+    import subprocess
+    import sys
+
+    plugin = _write(tmp_path, "thread_exit.py", THREAD_EXIT_PLUGIN)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "relucheck", "run", "--checks", str(plugin), "--executor", "process",
+                           "--workers", "2", "--quiet", "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "run-summary.json").read_text())
+    assert summary["complete"] and summary["records"] == 2, summary
+    assert "called os._exit(0) during the run; refused" in proc.stderr and "Traceback" not in proc.stderr
