@@ -214,3 +214,24 @@ def test_reruns_that_disagree_beyond_their_bounds_make_the_quantity_inconclusive
     reason = result.jumps[1].reason
     assert "disagree beyond their stated bounds" in reason and "1e-08" in reason and "ln(1/λ) = 3000" in reason
     assert result.ladder[-1]["engine_reruns"]["disagreements"]
+
+
+def test_a_rerun_that_does_not_succeed_is_left_out_and_the_next_tolerance_is_tried(monkeypatch):
+    from relucheck.numerics.flows import Status
+
+    class Failing(_StandIn):
+        def __call__(self, problem, engine, **opts):
+            run = super().__call__(problem, engine, **opts)
+            if opts.get("rtol") == 1e-8:  # its own check did not vouch for it
+                run.status, run.success, run.message = Status.TOLERANCE, False, "the check run chattered"
+            elif opts.get("rtol") == 1e-6:
+                run.errors = {"jumps": [1e-7, 1e-7], "plateaus": [1e-7] * 3}
+            return run
+
+    stand_in = Failing(shift=0.0)
+    result = _limit_with(monkeypatch, stand_in)
+    assert result.success and result.jumps[1].error < 1e-3
+    reruns = result.ladder[-1]["engine_reruns"]["reruns"]
+    assert [(r["rtol"], r["used"]) for r in reruns] == [(1e-8, False), (1e-6, True)]
+    assert "chattered" in reruns[0]["why_not"]
+    assert result.ladder[-1]["engine_reruns"]["rtol_used"]["jumps"][1] == {"neuron": 1, "rtol": 1e-6}

@@ -325,10 +325,13 @@ def register(sub) -> None:
     p.add_argument("--ladder",
                    help="values of ln(1/λ), comma-separated, at least 4 (default 100,300,1000,3000)")
     p.add_argument("--engine", help="flow engine: float64 (default), auto or mpmath")
-    p.add_argument("--rtol", type=rtol, help="engine float64's relative tolerance (default 1e-10)")
+    p.add_argument("--rtol", type=rtol, help="engine float64's relative tolerance (default 1e-10; a rung whose bound "
+                                             "is above --target/4 is rerun at 1e-8, 1e-6, 1e-12)")
     p.add_argument("--budget", type=budget_value, help="seconds the whole ladder may take (past it: exit 3)")
-    p.add_argument("--max-horizon", help="each flow stops by this accelerated time at the latest (default 100)")
-    p.add_argument("--target", help="a jump time's error bar above this asks for one more rung (default 1e-3)")
+    p.add_argument("--max-horizon", help="each flow stops by this accelerated time at the latest (default 100; "
+                                         "jumps after it are not looked for)")
+    p.add_argument("--target", help="a jump time's error bar above this asks for one more rung, an engine bound above "
+                                    "a quarter of it for reruns at other tolerances (default 1e-3)")
     p.add_argument("--extend-to", help="the largest ln(1/λ) such extra rungs may reach (default 10000; 10·L_{−2} "
                                        "each: 10000 after 3000)")
     p.add_argument("--predict", metavar="LAMBDA", help="also give each fitted law q* + C·x + D·x² at this λ "
