@@ -174,3 +174,27 @@ def test_a_flow_off_the_branch_gd_converges_to_is_judged_and_refuted():
     row = _ladder((_run(ON), gd))
     assert "left_out" not in row and not row["same_branch"] and row["step"] == 0.05
     assert max(p["ratio"] for p in row["plateaus"]) > 0.6
+
+
+def test_a_draw_whose_run_fails_is_left_out_and_replaced(monkeypatch):
+    """A run that does not succeed (seed 0, draw 4 of the mutant: mpmath stops at a decision below its working
+    precision) is no evidence either way: the draw is left out with the run's message and a fresh draw of its shape
+    judged instead; the verdict rests on the judged draws."""
+    from relucheck.proofs_checks.checks import gd_limit_plateaus as plateaus
+    from relucheck.proofs_checks.registry import Context
+
+    asked = []
+
+    def draw(ctx, k, n, d, m):
+        asked.append(k)
+        if k == 4:
+            return {"draw": [n, d, m], "index": k, "success": False, "message": "mpmath: a sign decision depended on a "
+                    "quantity below the working precision", "gd_steps": 0}
+        return {"draw": [n, d, m], "index": k, "success": True, "message": "", "engine": "float64", "step": 0.2,
+                "sliding_codimension": 2, "gd_steps": 10, "plateaus": [
+                    {"ratio": 0.3, "gd_error": 1e-4, "flow_error": 1e-9, "after_drop": after} for after in (False, True)]}
+
+    monkeypatch.setattr(plateaus, "_plateau_draw", draw)
+    out = plateaus.gradient_descent_limit_tiny_lambda(Context(seed=0))
+    assert asked == [1, 2, 3, 4, 5] and out.status.value == "verified"
+    assert "draw 4: a run did not succeed: mpmath" in out.message

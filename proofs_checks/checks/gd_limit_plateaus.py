@@ -25,7 +25,9 @@ most (the next pair costs 4× the finer run, ≈ 4·10⁶ steps per draw); a dra
 the flow keeps balanced (C Prop. 1) and jumps it, or misses a jump of the flow after flipping it, at a step no
 reachable quartering undoes, is left out with that reason (`gd_limit._unreachable`; seed 2, draw 1: GD flips a_0,
 a_1, a_2 by τ ≈ 2.5–3.0 at η = 0.2 and 0.05 and jumps neuron 2, resp. 1, while the flow keeps every sign and jumps
-neurons 3 and 4 at τ = 2.856) and replaced by a fresh draw of its shape (``gd_limit.REPLACEMENTS``). With fewer than
+neurons 3 and 4 at τ = 2.856) and replaced by a fresh draw of its shape (``gd_limit.REPLACEMENTS``); so is a draw
+on which a run does not succeed (no evidence either way: on seed 0, draw 4, the mutant's flow stops in mpmath at a
+Filippov decision below its working precision). With fewer than
 three plateaus where GD differs from the flow beyond its error, or fewer than two plateaus per judged draw, the check
 is inconclusive.
 """
@@ -289,19 +291,18 @@ def _plateau_draw(ctx: Context, k: int, n: int, d: int, m: int) -> dict:
 @check("C.def1.gd_limit_general_data_tiny_lambda", statement="C.def1", suites=("full",), precision="float64 (auto)",
        mutant="the flow of labels scaled by 1.01 (a flow that is not gradient descent's limit)")
 def gradient_descent_limit_tiny_lambda(ctx: Context) -> Outcome:
-    """At λ = 1e-1000, every plateau of the flow (engine auto) against GD at η = 0.2 and 0.05 in log-scale form (0.05 and
-    0.0125 on a draw where GD at 0.2 or 0.05 jumps with other neurons than the flow), a draw on which GD flips a
-    neuron's sign that the flow keeps (`gd_limit._unreachable`) left out with its reason and replaced."""
+    """At λ = 1e-1000, every plateau of the flow (engine auto) against GD at η = 0.2 and 0.05 in log-scale form (down to
+    0.05 and 0.0125 where a pair is off the flow's branch or fails the law), a draw on which GD flips a
+    neuron's sign that the flow keeps (`gd_limit._unreachable`), on which GD has not converged, or on which a run does not
+    succeed left out with its reason and replaced."""
     shapes = [(k, shape) for k, shape in enumerate(DRAWS) if k >= len(DRAWS) - len(TINY_DRAWS)]
     rows = []
     for k, (n, d, m) in shapes:  # grows by a replacement for each draw left out
         rows.append(_plateau_draw(ctx, k, n, d, m))
+        if not rows[-1]["success"]:  # no evidence either way (seed 0, draw 4 of the mutant: mpmath stops at a decision
+            rows[-1]["left_out"] = f"a run did not succeed: {rows[-1]['message']}"  # below its working precision)
         if "left_out" in rows[-1] and len(shapes) < len(TINY_DRAWS) + REPLACEMENTS:
             shapes.append((len(DRAWS) + len(shapes) - len(TINY_DRAWS), (n, d, m)))
-    failed = [f"draw {row['index']}: {row['message']}" for row in rows if not row["success"]]
-    if failed:
-        return Outcome(Status.INCONCLUSIVE, FIRST_ORDER_RATIO, None, FIRST_ORDER_RATIO, PLATEAU_REASON,
-                       f"a run did not succeed: {'; '.join(failed)}", details={"draws": rows})
     judged = [row for row in rows if "left_out" not in row]
     left_out = [f"draw {row['index']}: {row['left_out']}" for row in rows if "left_out" in row]
     ratios = [p["ratio"] for row in judged for p in row["plateaus"]]
