@@ -150,7 +150,7 @@ def test_golden_first_order_coefficient_is_the_known_correction():
 
 def _predicts(inst, ladder, lam):
     result = limit(inst, ladder=ladder)
-    run = flow(inst, lam, engine="float64")
+    run = flow(inst, lam, engine="auto")
     assert run.success, run.message
     checked = 0
     for k, j in enumerate(result.jumps):
