@@ -310,7 +310,9 @@ class OneLineParser(argparse.ArgumentParser):
             if action is None or action.nargs == 0 or isinstance(action, (argparse._AppendAction,
                                                                            argparse._CountAction)):
                 continue
-            value = value if eq else (tokens[k + 1] if k + 1 < len(tokens) else "")
+            if not eq and (k + 1 >= len(tokens) or tokens[k + 1].startswith("--")):
+                continue  # no value: argparse says "expected one argument", the more useful message
+            value = value if eq else tokens[k + 1]
             if action.dest in seen:
                 first_name, first_value = seen[action.dest]
                 self.error(f"argument {name}: given twice ({first_name} {first_value!r} and {name} {value!r}); "
