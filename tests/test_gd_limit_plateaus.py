@@ -189,7 +189,7 @@ def test_a_draw_whose_run_fails_is_left_out_and_replaced(monkeypatch):
         asked.append(k)
         if k == 4:
             return {"draw": [n, d, m], "index": k, "success": False, "message": "mpmath: a sign decision depended on a "
-                    "quantity below the working precision", "gd_steps": 0}
+                    "quantity below the working precision"}  # a flow that fails before GD runs: no GD steps
         return {"draw": [n, d, m], "index": k, "success": True, "message": "", "engine": "float64", "step": 0.2,
                 "sliding_codimension": 2, "gd_steps": 10, "plateaus": [
                     {"ratio": 0.3, "gd_error": 1e-4, "flow_error": 1e-9, "after_drop": after} for after in (False, True)]}

@@ -316,7 +316,7 @@ def gradient_descent_limit_tiny_lambda(ctx: Context) -> Outcome:
                   f"worst plateau ratio A(η/4)/A(η) = {worst:.3f} over {len(ratios)} plateaus of {len(judged)} draws "
                   f"(η = {steps}, λ = {TINY_LAMBDA}; engines {', '.join(sorted({row['engine'] for row in judged}))}; "
                   f"most kinks slid on at once: {codimension}; {fitted} plateaus after a drop, {moving} where GD differs from "
-                  f"the flow beyond its error; {sum(row['gd_steps'] for row in rows)} GD steps)"
+                  f"the flow beyond its error; {sum(row.get('gd_steps', 0) for row in rows)} GD steps)"
                   + (f"; left out: {'; '.join(left_out)}" if left_out else ""), details={"draws": rows})
     out = out.covers(fitted >= 3, f"only {fitted} plateaus after a drop: too little to test the limit")
     return out.covers(len(ratios) >= 2 * len(judged) and len(judged) >= 3,
