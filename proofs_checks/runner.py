@@ -52,8 +52,9 @@ from .result import CheckResult, Outcome, Status, versions
 # general_data; `relucheck run --quiet` on a pool of 2 workers on the 2-core machine, 2026-11-26, load ≈ 1.3) and at
 # most 93 s in four runs on the same machine shared with 7 other jobs (load 5–8: B.lem3.concentration 93 s,
 # B.remC2 65 s): 600 s leaves a factor 44 over the first and 6 over the worst. A check of the full suite only may
-# be much longer: the slowest measured one took 7 min 49 s with its mutant (C.def1.gd_limit_general_data_tiny_lambda,
-# docs/engines.md, a loaded machine), about 235 s each; 3600 s leaves a factor 15. A plugin's check counts as a
+# be much longer: C.def1.gd_limit_general_data_tiny_lambda took 91–1416 s per seed over seeds 0–20 (the check alone,
+# its runs partly cached across restarts of the sweep, both cores loaded; docs/findings.md); 3600 s leaves a factor
+# 2.5 over the slowest. A plugin's check counts as a
 # default-suite check unless it is registered for the full suite only.
 DEFAULT_TIME_LIMIT = 600.0
 FULL_SUITE_TIME_LIMIT = 3600.0
@@ -254,10 +255,11 @@ def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, prog
     Records whose id is in ``skip`` (e.g. already in a journal) are not run. ``on_record`` receives each
     record as soon as it is computed (the run journal appends it to disk there), in the order they finish.
     ``executor`` (`numerics.executor`; serial by default) runs one task per check: a check and its mutant run
-    in the same task; a pool starts them longest first (`start_order`). Other executors than serial look checks up by id in their workers, which first load
-    ``plugins`` (the ``--checks`` specs). ``check_timeout`` replaces every record's default time limit
-    (`time_limit_of`); on the process pool, a task (a check and its mutant) whose worker is still running past
-    the sum of its records' limits plus `numerics.process_pool.GRACE` is killed and its records are ERRORs.
+    in the same task; a pool starts them longest first (`start_order`). Other executors than serial look checks up
+    by id in their workers, which first load ``plugins`` (the ``--checks`` specs). ``check_timeout`` replaces every
+    record's default time limit (`time_limit_of`); on the process pool, a task (a check and its mutant) whose
+    worker is still running past the sum of its records' limits plus `numerics.process_pool.GRACE` is killed and
+    its records are ERRORs.
     """
     from relucheck.numerics.executor import SerialExecutor
 
