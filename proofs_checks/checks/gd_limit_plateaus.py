@@ -15,11 +15,10 @@ it), and a drop of the loss that is no jump of the rule bounds a plateau too (se
 stages drops the loss at τ ≈ 5.5 and jumps at 7.5; GD's lag at that drop was read as its error, ratio 0.99).
 There GD's error is its chattering across the kinks the flow slides on and its lag along a slowly drifting plateau,
 both first order in η: with A(η) the mean |GD(η) − flow| over a plateau, A(η/4) ≈ A(η)/4, and the check verifies
-A(η/4) ≤ 0.6 A(η) on every plateau (measured up to 0.556 over the 66 plateaus of seeds 0–20 where GD(η/4) differs
-from the flow beyond its error), or A(η/4) within
-the flow's own stated error there (``FlowResult.errors["trajectory"]``, `numerics.flows.vouch`), where GD and the flow
-agree to what the flow can tell. The flow is engine "auto", as `relucheck flow` runs it (on seed 0, draw 3 float64
-ends in CHATTER and auto reruns it in mpmath).
+A(η/4) ≤ 0.6 A(η) on every plateau (measured up to 0.556 over the 66 plateaus of seeds 0–20 where GD(η/4) differs from
+the flow beyond its error), or A(η/4) within the flow's own stated error there (``FlowResult.errors["trajectory"]``,
+`numerics.flows.vouch`), where GD and the flow agree to what the flow can tell. The flow is engine "auto", as
+`relucheck flow` runs it (on seed 0, draw 3 float64 ends in CHATTER and auto reruns it in mpmath).
 
 GD's branch: as at λ = 1e-40, GD(η) and GD(η/4) must jump with the flow's neurons, descending one quartering at
 most (the next pair costs 4× the finer run, ≈ 4·10⁶ steps per draw); a draw on which GD flips the sign of a neuron
