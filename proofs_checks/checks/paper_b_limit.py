@@ -110,15 +110,21 @@ def transition_time_limit(ctx: Context) -> Outcome:
         bars.append(est.error)
         rows.append({"quantity": _label(key), "predicted": predicted, "limit": est.value, "error": est.error,
                      "covered": covered, "samples": est.samples, "coefficients": est.coefficients})
-    status = Status.REFUTED if not ok else Status.VERIFIED if concluded == len(estimates) else Status.INCONCLUSIVE
-    worst = max((abs(m - p) for m, p in zip(meas, preds)), default=None)
-    return Outcome(status, preds, meas, bars,
+    return _verdict(ok, concluded == len(estimates), preds, meas, bars,
                    "each limit's own error bar from `lambda_limit.extrapolate` (as `relucheck limit`): twice the spread "
                    "of its extrapolants plus the samples' error bounds (float64 rounding of the 60-digit ratio, the "
                    "bisection's bracket) carried through the extrapolation (docs/limit.md)",
                    f"{concluded} of {len(estimates)} transition times extrapolated to n → ∞; largest |limit − "
-                   f"prediction| = {_fmt(worst)}" + ("" if ok else ": some outside their error bar"),
-                   details={"ladder_log_np": list(LADDER), "quantities": rows})
+                   "prediction|", details={"ladder_log_np": list(LADDER), "quantities": rows})
+
+
+def _verdict(ok: bool, complete: bool, preds, meas, bars, reason: str, what: str, details: dict) -> Outcome:
+    """Refuted if some value lies outside its bar, else verified when every quantity concluded, else inconclusive; the
+    message ends with the largest deviation (``what`` names it)."""
+    status = Status.REFUTED if not ok else Status.VERIFIED if complete else Status.INCONCLUSIVE
+    worst = max((abs(m - p) for m, p in zip(meas, preds)), default=None)
+    return Outcome(status, preds, meas, bars, reason,
+                   f"{what} = {_fmt(worst)}" + ("" if ok else ": some outside their error bar"), details=details)
 
 
 def _coefficient(est, errors):
@@ -163,12 +169,9 @@ def transition_time_first_order(ctx: Context) -> Outcome:
                     "fitted_C1(ε) − C1(1−ε)": a.coefficients[1] - b.coefficients[1],
                     "corrected (2/‖D‖) log C(ε)": float(window_constant_corrected(mpmath.mpf(EPS), mpmath.mpf(norm))),
                     "paper's (87) (1/(2‖D‖)) log C^j(ε)": float(window_constant_paper(mpmath.mpf(EPS), mpmath.mpf(norm)))}
-    status = Status.REFUTED if not ok else Status.VERIFIED if len(meas) == len(estimates) else Status.INCONCLUSIVE
-    worst = max((abs(m - p) for m, p in zip(meas, preds)), default=None)
-    return Outcome(status, preds, meas, bars,
+    return _verdict(ok, len(meas) == len(estimates), preds, meas, bars,
                    "each fitted C₁'s bar: twice its distance from the same order-2 fit on the next coarser three rungs "
                    "(the lambda_limit spread rule applied to the coefficient) plus the samples' error bounds through "
                    "the fit's weights for C₁",
                    f"{len(meas)} fitted first-order coefficients against the corrected derivation; largest |fitted − "
-                   f"predicted| = {_fmt(worst)}" + ("" if ok else ": some outside their error bar"),
-                   details={"ladder_log_np": list(LADDER), "coefficients": rows, "windows": windows})
+                   "predicted|", details={"ladder_log_np": list(LADDER), "coefficients": rows, "windows": windows})
