@@ -26,7 +26,6 @@ Then the status is PRECISION, naming it, and `solve(..., engine="auto")` escalat
 """
 from __future__ import annotations
 
-import bisect
 import math
 import time
 
@@ -35,12 +34,10 @@ import numpy as np
 from .engine import BudgetSpent, deadline_of
 from .events import Event, EventKind, Watch, first_crossing
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
-from .result import (ACTIVE_FRACTION, FlowResult, NormTrack, Status, Trajectory, jumps_of, plateau_losses,
-                     plateau_spreads)
+from .result import FlowResult, NormTrack, Status, Trajectory, jumps_of, plateau_losses, plateau_spreads
+from .settle import SETTLE_RTOL, settled, static
 
 KINK_ULPS = 64  # |z_ij| ≤ 64 ε ‖x_i‖ (z relative to ‖θ_j‖) at an event counts as on the kink
-SETTLE_DELAY = 0.5  # settling needs this long without an event …
-SETTLE_RTOL = 1e-9  # … and a loss and grown norms that changed relatively by less than this over it
 
 
 def _state_of(pattern: Pattern | None, i: int, j: int) -> int:
@@ -236,18 +233,22 @@ PROGRESS_EVERY = 5.0  # seconds between two calls of the ``progress`` callback
 
 
 def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 100_000, save_params: bool = False,
-              settle_rtol: float = SETTLE_RTOL, deadline: float | None = None, progress=None, **options) -> FlowResult:
+              settle_rtol: float = SETTLE_RTOL, deadline: float | None = None, progress=None,
+              static_after: float | None = None, **options) -> FlowResult:
     """Solve ``problem`` with ``engine`` (module docstring); options go to the engine. The loop runs inside the
     stepper's working precision (`Stepper.working_precision`). ``deadline`` (a `time.perf_counter` value): past it the
-    run stops with status BUDGET; ``progress(t, end, events, steps)`` is called every PROGRESS_EVERY seconds."""
+    run stops with status BUDGET; ``progress(t, end, events, steps)`` is called every PROGRESS_EVERY seconds.
+    ``static_after`` (no horizon only): stop SETTLED at the first step end after that time where the loss and the grown
+    norms are static (`numerics.flows.settle.static`), events or not — the check run that vouches for a run's jump times past its end
+    (`numerics.flows.vouch.check_problem`)."""
     started = time.perf_counter()
     stepper = engine.start(problem, **options)
     limits = (max_steps, max_events, deadline, progress)
     with stepper.working_precision(), deadline_of(deadline):  # `poll` inside a step ends the run too (BudgetSpent)
-        return _integrate(engine, problem, stepper, started, limits, save_params, settle_rtol, options)
+        return _integrate(engine, problem, stepper, started, limits, save_params, settle_rtol, static_after, options)
 
 
-def _integrate(engine, problem, stepper, started, limits, save_params, settle_rtol, options):
+def _integrate(engine, problem, stepper, started, limits, save_params, settle_rtol, static_after, options):
     max_steps, max_events, deadline, progress = limits
     reported = started
     run = _Run(problem, stepper, save_params)
@@ -299,7 +300,8 @@ def _integrate(engine, problem, stepper, started, limits, save_params, settle_rt
                 before = np.asarray(stepper.watched(watch, stepper.t), dtype=float) if len(watch) else np.zeros(0)
                 continue
             if crossing is None:
-                if problem.horizon is None and _settled(run, float(last_event_t), settle_rtol):
+                if problem.horizon is None and (settled(run, float(last_event_t), settle_rtol) if static_after is None
+                                                else run.step_t[-1] >= static_after and static(run, settle_rtol) is not None):
                     status = Status.SETTLED
                     break
                 continue
@@ -342,42 +344,11 @@ def _integrate(engine, problem, stepper, started, limits, save_params, settle_rt
                  f"the other side would have led elsewhere (push if active {first['push_then']:.3g}); "
                  f"{len(run.ambiguous)} such decision(s) — rerun with more digits (engine 'mpmath')")
     with deadline_of(None):  # the result of a run the budget ended is still built
-        return _result(engine, problem, run, status, where, steps, started, options)
+        return _result(engine, problem, run, status, where, steps, started, options, settle_rtol)
 
 
-def _settled(run: _Run, last_event_t: float, settle_rtol: float) -> bool:
-    """No event for SETTLE_DELAY, the loss and every grown norm static over it, and no small neuron able to reach a
-    non-negligible size before the maximal horizon at its current exponential rate."""
-    t = run.step_t[-1]
-    if t < last_event_t + SETTLE_DELAY or t < SETTLE_DELAY:
-        return False
-    k = bisect.bisect_left(run.step_t, t - SETTLE_DELAY)  # on the list itself: no O(steps) conversion per step
-    loss_then, loss_now = run.step_loss[k], run.step_loss[-1]
-    # what the loss and the log-norm rates cannot be told from: rounding, and the engine's error on the residuals
-    # (at a minimum they are made of residuals at that level): L = ‖r‖²/2n moves by ‖r‖ ‖δr‖/n, and
-    # d ln‖θ_j‖/d(time) = 2 T c a_j⟨w_j, D_j⟩/‖θ_j‖² by at most 2 T c Σ_i |δr_i| / n (|z_ij| ≤ ‖x_i‖ ≤ 1 relative)
-    view, p = run.last_view, run.problem
-    r_error = np.zeros(p.n) if view.r_error is None else np.array([float(v) for v in view.r_error])
-    r_now = np.array([float(v) for v in view.r])
-    loss_noise = float(np.linalg.norm(r_now) * np.linalg.norm(r_error)) / p.n + np.finfo(float).eps * run.label_scale ** 2
-    if abs(loss_now - loss_then) > settle_rtol * abs(loss_now) + loss_noise:
-        return False
-    values = np.array([float(v) for v in run.track.values[-1]])
-    rates = run.track.slopes[-1]
-    if rates is None:
-        return False
-    rates = np.array([float(v) for v in rates])
-    significant = 0.5 * math.log(ACTIVE_FRACTION * max(run.label_scale, 1e-300))
-    grown = values >= significant
-    c = p.time_scale * p.convention.time_factor / (p.convention.width_divisor * p.n)
-    if np.any(np.abs(rates[grown]) > settle_rtol + 2 * c * float((r_error * run.X_norms).sum())):
-        return False
-    small = ~grown & (rates > 0)
-    reach = (significant - values[small]) / rates[small]
-    return bool(np.all(t + reach > run.problem.max_horizon))
-
-
-def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, started: float, options) -> FlowResult:
+def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, started: float, options,
+            settle_rtol: float) -> FlowResult:
     st = run.stepper
     a, W = st.final()
     X, y = problem.inputs, problem.labels
@@ -396,6 +367,7 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
              "wall_seconds": time.perf_counter() - started, "ambiguous_decisions": run.ambiguous[:20],
              "plateau_interpolation": plateau_spreads(run.step_t, run.step_loss, [jp.tau for jp in jumps]),
              "max_sliding_codimension": run.max_codimension, "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
+             "static_at_end": status is Status.SETTLED or static(run, settle_rtol) is not None,
              **st.stats()}
     message = status.value + (f" ({where})" if where else "") + f" at {problem.time_unit} = {end:.6g}"
     return FlowResult(status=status, message=message, engine=engine.name, events=run.events, jumps=jumps,

@@ -21,7 +21,7 @@ from .loop import integrate
 from .result import FlowResult, Status
 
 _ENGINES: dict[str, Engine] = {}
-LOOP_OPTIONS = ("max_steps", "max_events", "save_params", "settle_rtol", "budget", "deadline", "progress")
+LOOP_OPTIONS = ("max_steps", "max_events", "save_params", "settle_rtol", "budget", "deadline", "progress", "static_after")
 ESCALATE_ON = (Status.PRECISION, Status.CHATTER, Status.TOLERANCE)  # float64 statuses that "auto" reruns in mpmath
 
 

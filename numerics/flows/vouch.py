@@ -47,6 +47,7 @@ import time
 import numpy as np
 
 from .result import Status
+from .settle import SETTLE_DELAY
 
 CHECK_FACTOR = 100.0  # R: the check run's tolerance is R times tighter
 SAFETY = 2.0  # ≥ R/(R − 1), with a margin (module docstring)
@@ -143,12 +144,64 @@ def errors_against(run, check, problem, *, eps: float, method: str, tolerances: 
     return out, None
 
 
-def check_problem(problem, run):
+def extends(problem, run) -> bool:
+    """Whether the check run goes on past the run's end: the run stopped at its horizon while the loss or a grown norm
+    was still moving (``stats["static_at_end"]``, `numerics.flows.loop._static`). A jump time is read against half
+    the *final* ‖θ_j‖², and the last plateau is the final loss: both then depend on where the run stopped, by more
+    than any tolerance (measured on orthonormal n = 3 data at λ = 1e-10: the default horizon, Algorithm 1's last jump
+    + 0.5, ended 0.5 before the flow settled, and the jump moved by 1.4e-3 against a check-run error of 8e-10 when
+    the same flow ran to τ = 30). The check run then goes on until the loss and the grown norms are static
+    (``static_after``), at most to ``extended_end``, and the bounds cover where the run stopped."""
+    return problem.horizon is not None and run.status is Status.SUCCESS and not run.stats.get("static_at_end", True)
+
+
+def extended_end(run) -> float:
+    """How far an extended check run may go: twice the run's end (at least two settling delays beyond it)."""
+    return max(2 * run.end, run.end + 2 * SETTLE_DELAY)
+
+
+def check_problem(problem, run, *, extend: bool = False):
     """The problem the check run solves: the run's own end as the horizon (a settled run is compared where it
     stopped) and the times the run saved (its step ends when no times were requested; of the requested times those
-    before a settled run's end)."""
+    before a settled run's end). With ``extend`` (the float64 engine's review), a run that `extends`: no horizon, at
+    most `extended_end`, the run's end saved too; run it with `check_options`. (The mpmath engine's precision guard
+    compares its rerun's jump times to decide the digits, so it keeps the run's end: its bounds cover its precision,
+    and ``stats["static_at_end"]`` says whether the run stopped while its norms still moved.)"""
     times = tuple(np.unique(run.trajectory.tau).tolist())  # a run that settled early has only the times before its end
+    if extend and extends(problem, run):
+        return dataclasses.replace(problem, horizon=None, max_horizon=extended_end(run),
+                                   save_at=tuple(sorted(set(times) | {run.end})))
     return dataclasses.replace(problem, horizon=run.end if problem.horizon is None else problem.horizon, save_at=times)
+
+
+def check_options(problem, run) -> dict:
+    """The loop options of the check run (`check_problem`): an extended one stops once static after the run's end."""
+    return {"static_after": run.end} if extends(problem, run) else {}
+
+
+def as_seen_at_the_end(run, check):
+    """An extended check run (`extends`) read as the run is: its events, its loss at the saved times and its final loss
+    up to the run's end; its jumps (read against its own, later, final norms) of the run's neurons and of any neuron
+    that jumped before the run's end, with the data the run's jumps fit (what a neuron fits is read at the run's end:
+    the check run has no parameters there, so the fitted sets of an extended check are the run's own); its plateau
+    after as many jumps as the run had as the last. A check run that did not extend is returned as it is. Call before
+    `at_saved_times`."""
+    if run.end >= check.end:
+        return check
+    tau = np.asarray(check.trajectory.tau, dtype=float)
+    at_end = min(int(np.searchsorted(tau, run.end)), len(tau) - 1)
+    fitted = {jp.neuron: jp.fitted for jp in run.jumps}  # what a jump fits is read at the run's end, not later
+    jumps = [dataclasses.replace(jp, fitted=fitted.get(jp.neuron, jp.fitted)) for jp in check.jumps
+             if jp.neuron in fitted or jp.tau <= run.end]
+    keep = tau <= run.end
+    trajectory = dataclasses.replace(check.trajectory, tau=tau[keep], loss=np.asarray(check.trajectory.loss)[keep],
+                                     log_norms=np.asarray(check.trajectory.log_norms)[keep])
+    plateaus = list(check.plateaus[:len(jumps)]) + [check.plateaus[min(len(jumps), len(check.plateaus) - 1)]]
+    status = Status.SUCCESS if check.status in (Status.SETTLED, Status.UNSETTLED) else check.status
+    stats = {**check.stats, "final_loss": float(np.asarray(check.trajectory.loss)[at_end]), "end": run.end,
+             "extended_to": check.end, "extended_status": check.status.name.lower()}
+    return dataclasses.replace(check, status=status, events=[e for e in check.events if e.tau <= run.end], jumps=jumps,
+                               plateaus=plateaus, trajectory=trajectory, stats=stats)
 
 
 def at_saved_times(run, check):
@@ -167,13 +220,17 @@ def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method
                                                                       f"{result.status.name.lower()}"}
         return result
     started = time.perf_counter()
-    check = rerun(problem=check_problem(problem, result), save_params=False, **changes)
-    check = at_saved_times(result, check)
+    check = rerun(problem=check_problem(problem, result, extend=True), save_params=False,
+                  **check_options(problem, result), **changes)
+    check = at_saved_times(result, as_seen_at_the_end(result, check))
     if check.status is Status.BUDGET:  # the budget ran out in the check: nothing is vouched for
         result.errors = {"method": method, "vouched": False, "reason": f"the check run stopped: {check.message}"}
         result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the check run ({check.message})"
         return result
     result.errors, reason = errors_against(result, check, problem, eps=eps, method=method, tolerances=changes, rtol=rtol)
+    if "extended_to" in check.stats:
+        result.errors["check"]["extended_to"] = check.stats["extended_to"]
+        result.errors["check"]["extended_status"] = check.stats["extended_status"]
     result.stats["check_seconds"] = time.perf_counter() - started
     result.stats["check_nfev"] = check.stats.get("nfev")
     if reason is not None and (result.status.success or result.status is Status.UNSETTLED):

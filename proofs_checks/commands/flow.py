@@ -353,6 +353,12 @@ def _print_human(result, limit, note) -> None:
               f"{fmt_number(max(errors['plateaus'], default=0.0), 3)}, "
               + (f"event times ≤ {fmt_number(errors['events'], 3)}" if errors.get("events") is not None
                  else errors.get("events_reason", "event times not vouched for")))
+        check = errors.get("check", {})
+        if "extended_to" in check:
+            print(f"the run stopped at its horizon while the loss or a grown norm still moved, which moves the jump "
+                  f"times (half the final ‖θ_j‖²) and the last plateau: the check run went on to τ = "
+                  f"{fmt_number(check['extended_to'], 4)} ({'static there' if check['extended_status'] == 'settled' else 'not yet static'}), "
+                  f"and the bounds cover the difference; a longer --horizon gives tighter ones")
     elif errors.get("reason"):
         print(f"error bounds: none ({errors['reason']})")
     stats = result.stats
