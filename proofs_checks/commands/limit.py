@@ -50,7 +50,8 @@ def ladder_value(text: str) -> tuple:
 
 
 def _check(instance, args, ladder) -> None:
-    """`relucheck flow`'s refusals (memory; without --budget, more than 10⁶ estimated steps) at the finest rung."""
+    """`relucheck flow`'s refusals (memory; without --budget, more than 10⁶ estimated steps) at the finest rung, and
+    without --budget more than 10⁶ estimated steps for the whole ladder."""
     from relucheck.numerics.lambda_limit import lam_of
 
     ns = argparse.Namespace(instance=args.instance, lam=lam_of(ladder[-1]), horizon=None, times=None,
@@ -61,6 +62,19 @@ def _check(instance, args, ladder) -> None:
     except RelucheckInputError as exc:
         message = str(exc.args[0])
         raise RelucheckInputError(message.replace("--lam:", "--ladder:", 1)) from None
+    if args.budget is None and len(ladder) > 1:  # the whole ladder, not its finest rung alone (red team, issue 20)
+        from relucheck.numerics.flows.cost import estimate
+
+        from .flow import DEFAULT_MAX_HORIZON, MAX_STEPS_ESTIMATE
+
+        m, end = instance.directions.shape[0], args.max_horizon or DEFAULT_MAX_HORIZON
+        steps = [estimate(instance.inputs, instance.labels, m, L, end).steps for L in ladder]
+        if sum(steps) > MAX_STEPS_ESTIMATE:
+            raise RelucheckInputError(
+                f"--ladder: its {len(ladder)} rungs need about {sum(steps):.2g} integrator steps together (each up to "
+                f"{max(steps):.2g}), at most {MAX_STEPS_ESTIMATE:.0e} without --budget (each rung is one flow, and its "
+                "cost grows with ln(1/λ)); give fewer or smaller rungs, or --budget SECONDS to run until then and stop "
+                "inconclusive")
 
 
 def _affordable_extension(instance, args, ladder, extend_to) -> float:
