@@ -236,3 +236,20 @@ def test_the_check_run_extends_only_past_an_end_in_motion():
     (short,), (long,) = moving.jumps, at_rest.jumps
     assert abs(short.tau - long.tau) <= moving.errors["jumps"][0] + at_rest.errors["jumps"][0]
     assert at_rest.errors["jumps"][0] < 1e-8  # at rest, the bound is the tolerance's again
+
+
+def test_differing_event_lists_are_shown_from_their_first_difference():
+    """The message showed each list's first four events, which may be the same where the lists differ later."""
+    from types import SimpleNamespace
+
+    from relucheck.numerics.flows.events import Event, EventKind
+    from relucheck.numerics.flows.vouch import _event_structure
+
+    down, up = EventKind.DEACTIVATE, EventKind.ACTIVATE
+
+    def events(kinds):
+        return [Event(0.1 * k, 0, 1, kind) for k, kind in enumerate(kinds)]
+
+    said = _event_structure(SimpleNamespace(events=events([down, up] * 3)), SimpleNamespace(events=events([down, up] * 2)))
+    assert "from its event 5 on: ['deactivate', 'activate'] (6 in all) against none (4)" in said
+    assert _event_structure(SimpleNamespace(events=events([down])), SimpleNamespace(events=events([down]))) is None

@@ -80,9 +80,13 @@ def _event_structure(run, check) -> str | None:
     mine, other = _by_component(run.events), _by_component(check.events)
     for key in sorted(set(mine) | set(other)):
         u, v = [k for k, _ in mine.get(key, [])], [k for k, _ in other.get(key, [])]
-        if u != v:
-            return (f"the events of neuron {key[0]} on datum {key[1]} differ: {[k.value for k in u[:4]]} against "
-                    f"{[k.value for k in v[:4]]} in the check run ({len(run.events)} and {len(check.events)} events)")
+        if u != v:  # shown from the first difference (the first four alone may be the same: red team, issue 20)
+            q = next((q for q, (a, b) in enumerate(zip(u, v)) if a != b), min(len(u), len(v)))
+            where = f"from its event {q + 1} on" if q else "from the first"
+            return (f"the events of neuron {key[0]} on datum {key[1]} differ {where}: "
+                    f"{[k.value for k in u[q:q + 4]] or 'none'} ({len(u)} in all) against "
+                    f"{[k.value for k in v[q:q + 4]] or 'none'} ({len(v)}) in the check run ({len(run.events)} and "
+                    f"{len(check.events)} events in all)")
     return None
 
 
