@@ -42,6 +42,7 @@ from .limbs import LimbOverflow
 from .mp_arrays import _mpf_to_arb, exact_mpf, to_arb, to_mp, to_mpf
 from .network import Convention
 from .taylor_limbs import LimbStep, fixed_format
+from .taylor_sums import sparse_coefficients
 
 SAFETY = mpmath.mpf("0.9")  # fraction of the Jorba–Zou step actually taken
 
@@ -152,13 +153,20 @@ def _step_size(A, Zs, sizes, tol, K):
 
 
 class ArbStep:
-    """One step's series from the python-flint arb kernel (`TaylorProblem.coefficients`): any inputs, sliding."""
+    """One step's series from the arb kernel: any inputs, sliding. The balls of `TaylorProblem.coefficients`, bit for
+    bit, computed by `numerics.taylor_sums` (the inactive components' exact-zero terms left out, one array operation
+    per batch of sums), about twice as fast."""
 
     kernel = "arb"
 
     def __init__(self, prob: TaylorProblem, a, Z, act, K: int, effective=None, sliding=()):
         self.prob, self.K = prob, K
-        self.series = prob.coefficients(to_arb(a), to_arb(Z), act, K, effective, sliding)
+        if effective is None:
+            actf = act.astype(object) * 1
+            effective = lambda r: r[:, None] * actf  # noqa: E731 - V = act ∘ r, as in `TaylorProblem.coefficients`
+        self.series = TaylorSeries(*sparse_coefficients(prob.y_arb, prob.scale_arb, prob.cT_arb,
+                                                         None if prob.identity else prob.G_arb, prob.identity,
+                                                         to_arb(a), to_arb(Z), act, K, effective, sliding))
         self.A = to_mpf(self.series.A)
 
     def jorba_zou(self, tol, sizes):
