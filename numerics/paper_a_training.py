@@ -44,6 +44,7 @@ at the window's end.
 """
 from __future__ import annotations
 
+import bisect
 import sys
 import time
 from dataclasses import dataclass, field
@@ -75,19 +76,32 @@ class BatchResult:
 
 def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None, interp_ratio: float = 1e-4,
                 rel_tol: float = 1e-3, check_every: int = 500, min_steps: int = 0,
-                max_lr_factor: float = 1.0) -> BatchResult:
+                max_lr_factor: float = 1.0, horizon: str = "budget", max_time: float | None = None,
+                window: float = 2.0) -> BatchResult:
     """Run batched GD with the stopping rules of the module docstring.
 
     ``loss_ref`` (B,) is the reference of the interpolation rule (the OLS training loss); without it
     only the stationarity and budget rules apply. The budget is the flow time T = lr · max_steps
-    (and at most max_steps steps). ``max_lr_factor`` > 1 lets a problem's step grow by 1.5 per
-    accepted window up to max_lr_factor · lr (step-size control of the module docstring).
+    (and at most max_steps steps), or ``max_time`` when given (a number, or one per problem). ``max_lr_factor`` > 1
+    lets a problem's step grow by 1.5 per accepted window up to max_lr_factor · lr (step-size control of the module
+    docstring).
+
+    ``horizon``: the flow time T_left over which the stationarity rule asks the loss not to move. "budget" (the
+    module docstring): what is left of the budget, so "stationary" means "for this budget". "elapsed": T_left = t,
+    the flow time reached (one more doubling of t), which does not depend on the budget; the rule then also asks
+    that L moved by at most rel_tol · L over the window [t/window, t] (the loss at the first check at or after
+    t/window), and replaces the frozen-field escape bound by the small neurons already growing, extrapolated at their
+    measured rate over one more doubling: a run is stationary when neither its last log2(window) doublings, nor its
+    current rate, nor an escape under way moves L by more than rel_tol (`numerics.paper_a_regime`).
     """
     if not lr > 0 or max_steps < 1 or check_every < 1:
         raise RelucheckInputError(f"need lr > 0, max_steps ≥ 1, check_every ≥ 1; got {lr}, {max_steps}, {check_every}")
+    if horizon not in ("budget", "elapsed"):
+        raise RelucheckInputError(f"horizon must be 'budget' or 'elapsed', got {horizon!r}")
+    a, W = np.array(a0, float), np.array(W0, float)
+    budget = np.broadcast_to(lr * max_steps if max_time is None else np.asarray(max_time, float), a.shape[:1]).copy()
     t0 = time.perf_counter()
     exact = P if P.dtype == np.float64 else P.with_dtype(np.float64)  # the decisions' arithmetic
-    a, W = np.array(a0, float), np.array(W0, float)
     B = a.shape[0]
     lrs = np.full(B, float(lr))
     ceiling = np.full(B, lr * max_lr_factor)
@@ -97,8 +111,14 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
     status = ["budget"] * B
     loss0 = exact.evaluate(a, W).loss()
     left_plateau = np.zeros(B, bool)
+    # the initial plateau is left at L ≤ ½ L(0); with the elapsed horizon, halfway from L(0) to the reference L_OLS
+    # instead (with noisy labels L_OLS can be above ½ L(0): d = 2, n = 96, σ = 1 stays above it at OLS)
+    plateau_exit = (0.5 * (loss0 + np.asarray(loss_ref, float)) if horizon == "elapsed" and loss_ref is not None
+                    else 0.5 * loss0)
     slow_before = np.zeros(B, bool)
     history = [(0, loss0.copy())]
+    next_escape_check = np.zeros(B)
+    past_t, past_L = [[0.0] for _ in range(B)], [[float(v)] for v in loss0]  # per problem, for the window [t/2, t]
     loss_all, grad_all = loss0.copy(), np.zeros(B)
     sub, sub_exact = P, exact
     step = 0
@@ -122,17 +142,38 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
         a[live], W[live] = la, lW
         loss_all[live], grad_all[live], steps[live] = loss, F.grad_sq(), step
         history.append((step, loss_all.copy()))
-        left_plateau[live] |= loss <= 0.5 * loss0[live]
+        left_plateau[live] |= loss <= plateau_exit[live]
         ceiling[live] = np.where(rejected, np.minimum(ceiling[live], CEILING_AFTER_RISE * eta),
                                  np.minimum(ceiling[live] * CEILING_RELAX, lr * max_lr_factor))
         lrs[live] = np.where(rejected, 0.5 * eta, np.minimum(eta * (STEP_GROWTH if max_lr_factor > 1 else 1.0),
                                                               ceiling[live]))
         rate = np.where(rejected, np.inf, np.maximum(previous - loss, 0.0) / (block * eta))
-        t_left = np.maximum(lr * max_steps - t_flow[live], 0.0)
+        t_left = np.maximum(budget[live] - t_flow[live], 0.0) if horizon == "budget" else t_flow[live].copy()
+        window_ok = np.ones(live.size, bool)
+        if horizon == "elapsed":
+            for i, b in enumerate(live):
+                past_t[b].append(float(t_flow[b]))
+                past_L[b].append(float(loss[i]))
+                k = bisect.bisect_left(past_t[b], t_flow[b] / window)
+                window_ok[i] = past_L[b][k] - loss[i] <= rel_tol * loss[i]
         size2 = np.maximum(la**2, (lW**2).sum(2))
         d_norm = np.sqrt((dW**2).sum(2)) / np.maximum(np.abs(la), 1e-300)  # ‖D_j‖ = ‖ẇ_j‖/|a_j|
-        escape = (size2 * d_norm * np.exp(np.minimum(2 * d_norm * t_left[:, None], 700.0))).sum(1)
-        slow = left_plateau[live] & (rate * t_left <= rel_tol * loss) & (escape <= rel_tol * loss) & (step >= min_steps)
+        if horizon == "budget":
+            escape = (size2 * d_norm * np.exp(np.minimum(2 * d_norm * t_left[:, None], 700.0))).sum(1)
+        else:  # the small neurons' escape over one more doubling, after each climbs to its local max of G
+            escape = np.zeros(live.size)
+            cheap = left_plateau[live] & (rate * t_left <= rel_tol * loss) & window_ok & (step >= min_steps)
+            for i in np.flatnonzero(cheap & (t_flow[live] >= next_escape_check[live])):
+                b = live[i]
+                small = size2[i] <= rel_tol * np.sqrt(loss[i])
+                escape[i] = small_neuron_escape(np.asarray(sub_exact.X[i]), np.asarray(F.r[i]), int(exact.n[b])
+                                                if np.ndim(exact.n) else int(exact.n), la[i][small], lW[i][small],
+                                                t_left[i])
+                if escape[i] > rel_tol * loss[i]:
+                    next_escape_check[b] = ESCAPE_RECHECK * t_flow[b]
+            escape = np.where(cheap & (t_flow[live] < next_escape_check[live]), np.inf, escape)
+        slow = (left_plateau[live] & (rate * t_left <= rel_tol * loss) & (escape <= rel_tol * loss) & window_ok
+                & (step >= min_steps))
         done = np.zeros(live.size, bool)
         if loss_ref is not None:
             interp = loss <= interp_ratio * np.asarray(loss_ref, float)[live]
@@ -142,13 +183,47 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
         stat = slow & slow_before[live] & ~done
         for i in np.flatnonzero(stat):
             status[live[i]] = "stationary"
-        done |= stat | (t_flow[live] >= lr * max_steps * (1 - 1e-12))  # flow-time budget spent
+        done |= stat | (t_flow[live] >= budget[live] * (1 - 1e-12))  # flow-time budget spent
         slow_before[live] = slow
         if done.any():
             live = live[~done]
             sub = P.take(live)
             sub_exact = sub if exact is P else exact.take(live)
     return BatchResult(a, W, loss_all, grad_all, steps, t_flow, lrs, status, time.perf_counter() - t0, history)
+
+
+ESCAPE_RECHECK = 1.25  # after an escape bound fails at flow time t, it is not recomputed before 1.25 t
+ASCENT_STEPS = 60
+
+
+def small_neuron_escape(X, r, n: int, a, W, horizon: float) -> float:
+    """Bound on how much the small neurons (a_j, w_j) can lower L within ``horizon``, the residual r frozen.
+
+    A small neuron moves in the field of the residual: ẇ = a D(w), ȧ = ⟨w, D(w)⟩ with D(w) = (1/n) Σ_i r_i
+    1{⟨w, x_i⟩ > 0} x_i (A eq. 4, §3). Its direction u climbs G(u) = ⟨D(u), u⟩ (a > 0; descends for a < 0) on the
+    sphere and its size s² = max(a², ‖w‖²) grows at most at rate 2 G at the local extremum it reaches (A Lemma F.4's
+    escape, from any starting direction). Each neuron's direction is moved to its local extremum by ASCENT_STEPS
+    projected steps of the frozen field (the time to get there is not counted: an upper bound); a neuron whose
+    extremum has sign(a) G = g > 0 lowers L by at most s² g e^{2 g T} within T. Returns Σ_j of it (0 with no small
+    neuron or no g > 0). The bound ignores the change of r by the neurons' own growth, valid while they stay small.
+    """
+    if a.size == 0:
+        return 0.0
+    rows = np.flatnonzero(np.any(X != 0, axis=1))  # padding rows (zero inputs) contribute nothing
+    X, r = X[rows], r[rows]
+    norms = np.linalg.norm(W, axis=1)
+    U = W / np.maximum(norms, 1e-300)[:, None]
+    sign = np.where(a >= 0, 1.0, -1.0)
+    scale = max(float(np.abs(r) @ np.linalg.norm(X, axis=1)) / n, 1e-300)  # ≥ ‖D(u)‖ for every u
+    g = np.full(a.size, -np.inf)
+    for _ in range(ASCENT_STEPS):
+        D = ((X @ U.T > 0) * r[:, None]).T @ X / n
+        G = sign * (D * U).sum(1)
+        g = np.maximum(g, G)
+        U = U + (0.5 / scale) * sign[:, None] * (D - (D * U).sum(1)[:, None] * U)
+        U /= np.linalg.norm(U, axis=1)[:, None]
+    size2 = np.maximum(a**2, norms**2)
+    return float(np.where(g > 0, size2 * g * np.exp(np.minimum(2 * np.maximum(g, 0) * horizon, 700.0)), 0.0).sum())
 
 
 # -- the optimization threshold (A §5, Fig. 2; spec N12–N14) ------------------------------------------
