@@ -42,7 +42,8 @@ def threshold_reduced(ctx: Context) -> Outcome:
     statuses = {f"d={d},n={n}": [r["status"] for r in rs] for (d, n), rs in runs.items()}
     message = (f"min ratio L/L_OLS at (d, n) = (3, 6): {small:.3g}; at (2, 96), (3, 144): {np.round(large, 4).tolist()}; "
                f"stopping statuses {statuses}")
-    reason = ("beyond the threshold the limit is OLS-like: the calibration runs of the reconstructed specification give L/L_OLS ≥ 0.9 at n ≥ 20 n_interp with "
+    reason = ("beyond the threshold the limit is OLS-like: the calibration runs of the reconstructed specification give "
+              "L/L_OLS ≥ 0.9 at n ≥ 20 n_interp with "
               "m = 200 and 10⁵ steps; 0.85 for the reduced budget (m = 50, 3·10⁴ steps) whose runs still creep towards 1")
     if ctx.mutate:  # 'interpolates at every n': the large-n ratios would be below 1e-3
         return within_bound(large, INTERPOLATION_RATIO, reason, side="<=", message=message)
@@ -96,7 +97,8 @@ def beyond_threshold(ctx: Context) -> Outcome:
     ratios = np.array([r["ratio"] for r in big])
     tests = np.array([r["test"] / r["test_ols"] for r in big])
     bound = INTERPOLATION_RATIO if ctx.mutate else 0.9
-    out = within_bound(ratios, bound, "the calibration runs of the reconstructed specification (0.95–0.97 at these n)", side="<=" if ctx.mutate else ">=",
+    out = within_bound(ratios, bound, "the calibration runs of the reconstructed specification (0.95–0.97 at these n)",
+                       side="<=" if ctx.mutate else ">=",
                        message=f"train ratios {np.round(ratios, 3).tolist()}, test/OLS-test {np.round(tests, 3).tolist()}")
     if ctx.mutate:
         return out
@@ -106,4 +108,66 @@ def beyond_threshold(ctx: Context) -> Outcome:
         out.status = Status.INCONCLUSIVE if unconverged else Status.REFUTED
         out.message += ("; the failing runs had not converged within the flow-time budget" if unconverged
                         else "; converged runs below 0.9 × L_OLS or above 1.2× the OLS test loss")
+    return out
+
+
+# Issue 23 item 2: A's "whatever the width" as a check on runs that width and flow time do not decide
+# (`numerics.paper_a_regime`, `numerics.paper_a_verdicts`). BEYOND: a point beyond the d = 3 bracket measured by
+# `RELUCHECK_SCALE=regime relucheck report --paper A` (docs/paper_a.md); BELOW: a point below it.
+WIDTH_CASE = dict(d=3, beyond=192, below=8, n_seeds=3, inits=2, depth=3, protocol={})
+
+
+def _width_runs(ctx: Context, n: int, inits: int):
+    from relucheck.numerics.paper_a_regime import RegimeJournal
+    from relucheck.numerics.paper_a_verdicts import ladder
+
+    c = WIDTH_CASE
+    seeds = tuple(ctx.seed + s for s in range(c["n_seeds"]))
+    widths = ladder(c["d"], n, c["depth"])
+    journal = RegimeJournal(sweep_dir() / f"paper_a_regime_seed{ctx.seed}.jsonl", progress=False, **c["protocol"])
+    journal.ensure([(c["d"], n, s, m, i) for s in seeds for m in widths for i in range(inits)])
+    rows = [r for r in journal.rows(inits=True) if r["d"] == c["d"] and r["n"] == n and r["seed"] in seeds
+            and r["m"] in widths and r["init"] < inits]
+    return rows, widths, journal.proto["rel_tol"]
+
+
+@check("A.thm1.1.width_independence", statement="A.thm1.1", suites=("full",),
+       mutant="claims L/L_OLS falls with the width like m^(-1/2) beyond the threshold (more neurons fit more noise)")
+def width_independence(ctx: Context) -> Outcome:
+    """Theorem 1.1, "whatever the width" (issue 23 item 2). At d = 3 beyond the threshold (n = WIDTH_CASE["beyond"]),
+    widths m₀, 4m₀, 16m₀ (m₀(d + 1) ≥ 4n; a span of 16, more than a decade), three data seeds, two initializations
+    each, every run trained until stationary or interpolating (`numerics.paper_a_regime`): no run interpolates, and
+    per seed the mean of ln(L/L_OLS) over initializations is the same at every width. Tolerance: the largest range of
+    ln(L/L_OLS) between the two initializations at one width and seed (what a new initialization alone moves) plus
+    2 · rel_tol (each run is stationary to rel_tol = 1 %). Below the threshold (n = WIDTH_CASE["below"]) every width of
+    the ladder interpolates for a majority of the seeds. A run still moving at its budget makes the check
+    inconclusive."""
+    from relucheck.numerics.paper_a_verdicts import run_verdict, width_dependence
+
+    c = WIDTH_CASE
+    rows, widths, rel_tol = _width_runs(ctx, c["beyond"], c["inits"])
+    below = _width_runs(ctx, c["below"], 1)[0] if c["below"] else []
+    stats = width_dependence(rows, c["d"], c["beyond"], exponent=0.5 if ctx.mutate else 0.0)
+    tol = stats["init_noise"] + 2 * rel_tol
+    majority = {m: sum(run_verdict(r) == "interpolates" for r in below if r["m"] == m)
+                for m in sorted({r["m"] for r in below})}
+    message = (f"d = {c['d']}, n = {c['beyond']}: widths {widths}; L/L_OLS per (seed, width) "
+               + "; ".join(f"s{t['seed']} m{t['m']}: {', '.join(f'{x:.3f}' for x in t['ratios'])}"
+                           for t in stats["table"])
+               + f"; below (n = {c['below']}): interpolating seeds per width {majority} of {c['n_seeds']}")
+    out = agree(stats["claimed"], stats["measured"], tol,
+                "range of ln(L/L_OLS) between two initializations at one width and seed (measured) + 2 × the "
+                "stationarity rule's 1 %", message=message, widths=widths, span=stats["span"])
+    if ctx.mutate:
+        return out
+    if stats["interpolating"]:
+        out.status = Status.REFUTED
+        out.message += f"; runs interpolate beyond the threshold: {stats['interpolating']}"
+    elif stats["undecided"]:
+        out.status = Status.INCONCLUSIVE
+        out.message += f"; runs still moving at the budget (seed, m, ratio, t): {stats['undecided']}"
+    if out.status is Status.VERIFIED and not all(2 * k > c["n_seeds"] for k in majority.values()):
+        undecided = any(run_verdict(r) == "undecided" for r in below)
+        out.status = Status.INCONCLUSIVE if undecided else Status.REFUTED
+        out.message += "; below the threshold not every width interpolates for a majority of seeds"
     return out
