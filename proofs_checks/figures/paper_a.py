@@ -3,7 +3,9 @@
 Scale: reduced by default (d = 2 … 6; three seeds; m = 50; 5·10⁴ steps; about 1 minute on 2 cores);
 ``RELUCHECK_SCALE=full`` runs the real experiment (d = 2 … 5, three seeds, m = 100, 10⁵ steps; the full
 grid of `numerics.paper_a_training.threshold_grid`); ``RELUCHECK_SCALE=d10`` the same protocol at d = 2 … 10 with
-n up to min(24 d², 4096) (docs/scale_runs.md). Runs go through a resumable sweep in
+n up to min(24 d², 4096) (docs/scale_runs.md). These scales measure "interpolates with m neurons within a flow
+time"; ``RELUCHECK_SCALE=regime`` (`figures.paper_a_regime`) measures the threshold with widths and flow times
+that do not decide it, and A's Figure 3 on those runs (issue 23; docs/paper_a.md). Runs go through a resumable sweep in
 ``OUT/sweeps/``: an interrupted report resumes where it stopped.
 
 Outputs (PNG + PDF each, tables as Markdown + LaTeX):
@@ -51,13 +53,18 @@ BINS = np.linspace(0.0, 1.0, 21)  # histogram bins of |cos|, width 0.05
 def write_report(out_dir, seed: int = 0, *, style: str = figstyle.DEFAULT_STYLE) -> list[Path]:
     """The figures and tables of paper A in the venue preset ``style`` (`figures.style.STYLES`)."""
     scale = os.environ.get("RELUCHECK_SCALE", "reduced")
-    if scale not in SCALES:
+    if scale not in SCALES and scale != "regime":
         from relucheck.numerics.errors import RelucheckInputError
 
-        raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {sorted(SCALES)}, got {scale!r}")
-    cfg = SCALES[scale]
+        raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {sorted([*SCALES, 'regime'])}, got {scale!r}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if scale == "regime":  # the threshold and alignment that width and flow time do not decide (issue 23)
+        from .paper_a_regime import write_regime
+
+        with figstyle.context(style):
+            return write_regime(out, seed, ALIGNMENT_CUT, PAPER_ALIGNED, NEGLIGIBLE)
+    cfg = SCALES[scale]
     seeds = tuple(seed + s for s in range(cfg["n_seeds"]))
     rows = threshold_sweep(out / "sweeps" / f"paper_a_threshold_{scale}_seed{seed}.jsonl", cfg["ds"], seeds,
                            scale=scale, **cfg["protocol"])
