@@ -114,7 +114,7 @@ def test_the_mpmath_engine_does_not_vouch_for_a_jump_time_read_at_an_end_in_moti
 def test_a_horizon_just_past_the_static_threshold_keeps_its_jump_time_within_its_bound(tmp_path):
     short = _flow_json(tmp_path, "--lam", "1e-10", "--horizon", "6.1")
     long = _flow_json(tmp_path, "--lam", "1e-10", "--horizon", "30")
-    assert short["status"] == "success" and short["stats"]["static_at_end"]
+    assert short["status"] == "success"
     for k, jump in enumerate(short["jumps"]):
         assert abs(jump["tau"] - long["jumps"][k]["tau"]) <= short["errors"]["jumps"][k] + long["errors"]["jumps"][k]
 
@@ -161,3 +161,19 @@ def test_a_ladder_and_its_extension_are_bounded_together(tmp_path):
     rungs = list(ladder) + ([reach] if reach > ladder[-1] else [])
     total = sum(estimate(instance.inputs, instance.labels, 2, L, 100.0).steps for L in rungs)
     assert total <= 1e6, total
+
+
+@pytest.mark.xfail(strict=True, reason="red team session 28: random_general_instance(4, 2, 4, 5) at λ = 1e-10: neuron 0 "
+                   "grows at τ ≈ 2.47 (fits datum 1), the loss rests near 0.2695 until τ ≈ 5, then the same neuron grows "
+                   "on (the settled flow's ‖θ‖² = 109) and the jump rule, reading half its final norm, puts its jump at "
+                   "τ = 18.41659 (± 5.1e-9; rtol 1e-12 agrees). Horizon 4: τ = 2.472924 ± 4.1e-10 (ratio 2.9e9; "
+                   "committed code: static at the end, not extended; the lead's working tree at 03:00: extended to τ = 8, "
+                   "not at rest there, still vouched); horizon 3: ± 1.0e-5 (ratio 1.5e6); horizon 5: ratio 880 (WIP)")
+def test_a_plateau_that_looks_static_before_the_same_neuron_grows_on_is_not_vouched_for():
+    settled = solve(_problem(4, 2, 4, 5, "1e-10"), "float64")
+    assert settled.status.name == "SETTLED" and settled.errors["vouched"]
+    for horizon in (3.0, 4.0, 5.0):
+        run = solve(_problem(4, 2, 4, 5, "1e-10", horizon=horizon), "float64")
+        if not (run.success and run.errors.get("vouched")):
+            continue  # not vouched for: no confident answer
+        _assert_jumps_within(run, settled)
