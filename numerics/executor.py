@@ -5,10 +5,11 @@ It yields ``(index, result)`` pairs as the tasks finish, in any order. The calle
 arrives and sorts by index at the end, so the records are the same serial, parallel or distributed.
 
 * ``serial``: in this process, in order.
-* ``process`` (the default of the command line): a pool of local processes started with "spawn"
-  (`numerics.process_pool`), even for one task: a task that ends its worker (``os._exit``, a crash) or overruns
-  its time limit in C code loses that task only. Workers ignore SIGINT, SIGTERM and SIGHUP: the signal reaches
-  the main process (`numerics.interrupts`), which kills them and keeps what was journaled.
+* ``process`` (the default of the command line): a pool of local processes, forked where that is safe, else
+  started with "spawn" (`numerics.process_pool.start_method`), even for one task: a task that ends its worker
+  (``os._exit``, a crash) or overruns its time limit in C code loses that task only. Workers ignore SIGINT, SIGTERM
+  and SIGHUP: the signal reaches the main process (`numerics.interrupts`), which kills them and keeps what was
+  journaled.
 * ``dask``: `distributed.Client` on ``scheduler`` (an address such as ``tcp://10.0.0.5:8786``, from ``dask
   scheduler`` with ``dask worker`` processes on other machines), or on a `distributed.LocalCluster` of local
   worker processes bound to 127.0.0.1 when no address is given.
@@ -82,7 +83,7 @@ def _indexed(job):
 
 
 class ProcessExecutor(Executor):
-    """A pool of ``workers`` local processes (`numerics.process_pool`, spawned on first use)."""
+    """A pool of ``workers`` local processes (`numerics.process_pool`, started on first use)."""
 
     kind = "process"
 

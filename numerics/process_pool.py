@@ -13,9 +13,14 @@ pipe and the main process knows which task each worker runs and since when, so i
   (`numerics.time_limit`); the kill is for a task stuck in C code, which no signal handler can interrupt;
 * stop every worker at once (`WorkerPool.terminate`): SIGKILL, then a bounded wait.
 
-Workers are started with "spawn" (each imports what it needs afresh; no state forked from the parent), run
-``prepare()`` once per `map_unordered` call before their first task (loading plugins and the check modules, so
-that this start-up does not count against a task's time limit), and then one task at a time. A worker ignores
+Workers are forked from the main process where that is safe (`start_method`: Linux, the main process running one
+Python thread), so that they start with the modules it has imported; otherwise, and on request, they are started
+with "spawn" (each imports what it needs afresh). Spawning costs each worker the import of relucheck's check
+modules, ~1.3 s of CPU before its first task, which on 2 cores is ~1.3 s of `relucheck run`'s wall time (issue 22,
+item 5). A task's result depends only on the task (check id, seed): the records are the same either way
+(tests/test_executor.py compares them with a serial run). Workers run ``prepare()`` once per `map_unordered` call
+before their first task (loading plugins and the check modules, at once where they are inherited, so that this
+start-up does not count against a task's time limit), and then one task at a time. A worker ignores
 SIGINT, SIGTERM and SIGHUP (Ctrl-C in a terminal reaches the whole process group; ending the run is the main
 process's to decide, `numerics.interrupts`; a worker killed by a signal meant for the run would be reported as a
 lost task), asks the kernel to kill it when the main process dies (PR_SET_PDEATHSIG), and may start processes of
@@ -31,8 +36,11 @@ import functools
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 import time
 import traceback
+import warnings
 from collections import deque
 from multiprocessing.connection import wait
 
@@ -89,11 +97,26 @@ def _worker_main(conn, parent: int) -> None:  # pragma: no cover - runs in the w
                                                      f"process: {type(exc).__name__}: {exc}")))
 
 
+def start_method(requested: str | None = None) -> str:
+    """How a new worker starts: ``requested`` if given, else "fork" on Linux while this process runs a single Python
+    thread, else "spawn". Forking a process with other Python threads can copy a lock one of them holds (a deadlock
+    in the child); threads of native libraries are theirs to handle (OpenBLAS, numpy's BLAS, stops its thread pool
+    around a fork). Elsewhere fork is unavailable or unsafe (macOS system frameworks)."""
+    if requested is not None:
+        return requested
+    if sys.platform.startswith("linux") and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
 class _Worker:
-    def __init__(self, context):
+    def __init__(self, method: str):
+        context = multiprocessing.get_context(method)
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_worker_main, args=(child, os.getpid()), name="relucheck-worker")
-        self.process.start()
+        with warnings.catch_warnings():  # Python ≥ 3.12 warns of any fork with native threads (`start_method`)
+            warnings.filterwarnings("ignore", message=r".*use of fork\(\) may lead to deadlocks", category=DeprecationWarning)
+            self.process.start()
         child.close()
         self.state = "idle"  # idle, preparing, busy
         self.job = None  # (index, task, limit) while busy
@@ -130,9 +153,8 @@ def _kill(workers: list) -> None:
 class WorkerPool:
     """``size`` worker processes (started on first use, replaced when one is lost)."""
 
-    def __init__(self, size: int):
-        self.size = size
-        self._context = multiprocessing.get_context("spawn")
+    def __init__(self, size: int, start: str | None = None):
+        self.size, self._start = size, start  # start: "fork" | "spawn" | None (`start_method` for each new worker)
         self._workers: list[_Worker] = []
         self._at_exit = functools.partial(_kill, self._workers)  # multiprocessing's own exit hook would wait forever
         atexit.register(self._at_exit)  # for workers that ignore SIGTERM: kill them first (atexit runs in LIFO order)
@@ -181,7 +203,7 @@ class WorkerPool:
         """A new worker, in the list before an interrupt can arrive (one raised while it starts would leave it
         unknown to `terminate`, and half started)."""
         with deferred():
-            w = _Worker(self._context)
+            w = _Worker(start_method(self._start))
             self._workers.append(w)
         return w
 
