@@ -127,15 +127,17 @@ def test_a_run_that_its_check_disagrees_with_is_not_a_success(monkeypatch):
         return real(res, check, problem, **kw)
 
     monkeypatch.setattr(vouch, "errors_against", against_other)
-    problem = FlowProblem.from_instance(random_general_instance(6, 3, 5, 1), "1e-10", horizon=3.0)
+    # horizon past the first jump (τ = 5.0998; before it no neuron has grown and there is no jump to remove)
+    problem = FlowProblem.from_instance(random_general_instance(6, 3, 5, 1), "1e-10", horizon=5.6)
     res = solve(problem, "float64")
     assert res.jumps and res.status is Status.TOLERANCE and not res.success
     assert "jumps" in res.message and res.errors["vouched"] is False
 
 
 def test_the_mpmath_guard_gives_bounds_that_hold_against_a_tight_float64_run():
-    problem = FlowProblem.from_instance(random_general_instance(4, 2, 3, 5), "1e-10", horizon=2.0,
-                                        save_at=tuple(np.linspace(0.0, 2.0, 5)))
+    # horizon past the first jump (τ = 2.4729; a run to τ = 2 has no neuron grown yet, hence no jump)
+    problem = FlowProblem.from_instance(random_general_instance(4, 2, 3, 5), "1e-10", horizon=3.0,
+                                        save_at=tuple(np.linspace(0.0, 3.0, 5)))
     res = solve(problem, "mpmath", digits=20, guard=True)
     ref = solve(problem, "float64", rtol=TIGHT, atol=TIGHT / 100)
     assert res.success and ref.success and res.errors["vouched"] and res.jumps

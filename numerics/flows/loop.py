@@ -35,7 +35,7 @@ from .engine import BudgetSpent, deadline_of
 from .events import Event, EventKind, Watch, first_crossing
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
 from .result import FlowResult, NormTrack, Status, Trajectory, jumps_of, plateau_losses, plateau_spreads
-from .settle import SETTLE_RTOL, settled, static
+from .settle import SETTLE_RTOL, at_rest, settled
 
 KINK_ULPS = 64  # |z_ij| ≤ 64 ε ‖x_i‖ (z relative to ‖θ_j‖) at an event counts as on the kink
 
@@ -238,8 +238,8 @@ def integrate(engine, problem, *, max_steps: int = 1_000_000, max_events: int = 
     """Solve ``problem`` with ``engine`` (module docstring); options go to the engine. The loop runs inside the
     stepper's working precision (`Stepper.working_precision`). ``deadline`` (a `time.perf_counter` value): past it the
     run stops with status BUDGET; ``progress(t, end, events, steps)`` is called every PROGRESS_EVERY seconds.
-    ``static_after`` (no horizon only): stop SETTLED at the first step end after that time where the loss and the grown
-    norms are static (`numerics.flows.settle.static`), events or not — the check run that vouches for a run's jump times past its end
+    ``static_after`` (no horizon only): stop SETTLED at the first step end after that time where the run is at rest
+    (`numerics.flows.settle.at_rest`), events or not — the check run that vouches for a run's jump times past its end
     (`numerics.flows.vouch.check_problem`)."""
     started = time.perf_counter()
     stepper = engine.start(problem, **options)
@@ -301,7 +301,7 @@ def _integrate(engine, problem, stepper, started, limits, save_params, settle_rt
                 continue
             if crossing is None:
                 if problem.horizon is None and (settled(run, float(last_event_t), settle_rtol) if static_after is None
-                                                else run.step_t[-1] >= static_after and static(run, settle_rtol) is not None):
+                                                else run.step_t[-1] >= static_after and at_rest(run, settle_rtol)):
                     status = Status.SETTLED
                     break
                 continue
@@ -367,7 +367,7 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
              "wall_seconds": time.perf_counter() - started, "ambiguous_decisions": run.ambiguous[:20],
              "plateau_interpolation": plateau_spreads(run.step_t, run.step_loss, [jp.tau for jp in jumps]),
              "max_sliding_codimension": run.max_codimension, "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
-             "static_at_end": status is Status.SETTLED or static(run, settle_rtol) is not None,
+             "static_at_end": status is Status.SETTLED or at_rest(run, settle_rtol),
              **st.stats()}
     message = status.value + (f" ({where})" if where else "") + f" at {problem.time_unit} = {end:.6g}"
     return FlowResult(status=status, message=message, engine=engine.name, events=run.events, jumps=jumps,

@@ -10,7 +10,10 @@ incremental learning, C Theorem 2; `jumps_of`):
 
 * a neuron *jumps* when its squared norm ‖θ_j‖² = a_j² + ‖w_j‖² first reaches half its final value, provided it
   grew there: it starts below that level and ends at a non-negligible size, ‖θ_j(end)‖² ≥ ``ACTIVE_FRACTION``
-  of the largest final ‖θ_k‖². A run in which no neuron grows has no jump (never a jump at τ = 0).
+  of the largest final ‖θ_k‖² and of the labels' scale max_i |y_i|. A run in which no neuron grows has no jump
+  (never a jump at τ = 0, nor one of a neuron still far below the labels when the run stops). "Final" is at the
+  run's end: where the run stopped before the flow was at rest, the float64 engine's check run goes on and the
+  jump's bound covers the difference (`numerics.flows.vouch.extends`).
 * the crossing is solved on the engine's interpolant of ln‖θ_j‖ inside the step (`NormTrack`);
 * the data a jumped neuron *fits* are the i with a_j σ(⟨w_j, x_i⟩) ≥ y_i/2 in the label's direction at the end;
 * plateau losses are the losses at the midpoints between consecutive jumps (τ_1/2 first, the end of the run
@@ -178,7 +181,10 @@ def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FR
     start = np.array([float(v) for v in track.values[0]])
     if final.size == 0 or not np.isfinite(final.max()):
         return []
-    cut = final.max() + 0.5 * math.log(active_fraction)
+    # grown: ‖θ_j‖² ≥ active_fraction of the largest and of the labels' scale (a run stopped before any neuron grew has
+    # no jump: red team, session 28, a "jump" of a neuron at ‖θ‖² = 1.3e-10 at λ = 1e-10, τ = 2.23, bound 3.2e-10)
+    label_scale = float(np.max(np.abs(y))) if len(y) else 0.0
+    cut = max(final.max(), 0.5 * math.log(max(label_scale, 1e-300))) + 0.5 * math.log(active_fraction)
     out = []
     for j in np.flatnonzero(final >= cut):
         level = track.values[-1][j] - _half_log2(track.values[-1][j])

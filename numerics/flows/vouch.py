@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 from .result import Status
-from .settle import SETTLE_DELAY
+from .settle import rest_horizon, rest_window
 
 CHECK_FACTOR = 100.0  # R: the check run's tolerance is R times tighter
 SAFETY = 2.0  # ≥ R/(R − 1), with a margin (module docstring)
@@ -149,19 +149,20 @@ def errors_against(run, check, problem, *, eps: float, method: str, tolerances: 
 
 
 def extends(problem, run) -> bool:
-    """Whether the check run goes on past the run's end: the run stopped at its horizon while the loss or a grown norm
-    was still moving (``stats["static_at_end"]``, `numerics.flows.loop._static`). A jump time is read against half
-    the *final* ‖θ_j‖², and the last plateau is the final loss: both then depend on where the run stopped, by more
-    than any tolerance (measured on orthonormal n = 3 data at λ = 1e-10: the default horizon, Algorithm 1's last jump
-    + 0.5, ended 0.5 before the flow settled, and the jump moved by 1.4e-3 against a check-run error of 8e-10 when
-    the same flow ran to τ = 30). The check run then goes on until the loss and the grown norms are static
-    (``static_after``), at most to ``extended_end``, and the bounds cover where the run stopped."""
+    """Whether the check run goes on past the run's end: the run stopped at its horizon while not at rest
+    (``stats["static_at_end"]`` False, `numerics.flows.settle.at_rest`: the loss or a grown norm still moving, or a small
+    neuron able to grow before twice the end). A jump time is read against half the *final* ‖θ_j‖², and the last
+    plateau is the final loss: both then depend on where the run stopped, by more than any tolerance (measured on
+    orthonormal n = 3 data at λ = 1e-10: the default horizon, Algorithm 1's last jump + 0.5, ended 0.5 before the flow
+    settled, and the jump moved by 1.4e-3 against a check-run error of 8e-10 when the same flow ran to τ = 30). The
+    check run then goes on until it is at rest (``static_after``), at most to ``extended_end``, and the bounds cover
+    where the run stopped, up to there."""
     return problem.horizon is not None and run.status is Status.SUCCESS and not run.stats.get("static_at_end", True)
 
 
-def extended_end(run) -> float:
-    """How far an extended check run may go: twice the run's end (at least two settling delays beyond it)."""
-    return max(2 * run.end, run.end + 2 * SETTLE_DELAY)
+def extended_end(problem, run) -> float:
+    """How far an extended check run may go (`numerics.flows.settle.rest_horizon`: twice the run's end)."""
+    return rest_horizon(run.end, rest_window(problem))
 
 
 def check_problem(problem, run, *, extend: bool = False):
@@ -173,13 +174,13 @@ def check_problem(problem, run, *, extend: bool = False):
     and ``stats["static_at_end"]`` says whether the run stopped while its norms still moved.)"""
     times = tuple(np.unique(run.trajectory.tau).tolist())  # a run that settled early has only the times before its end
     if extend and extends(problem, run):
-        return dataclasses.replace(problem, horizon=None, max_horizon=extended_end(run),
+        return dataclasses.replace(problem, horizon=None, max_horizon=extended_end(problem, run),
                                    save_at=tuple(sorted(set(times) | {run.end})))
     return dataclasses.replace(problem, horizon=run.end if problem.horizon is None else problem.horizon, save_at=times)
 
 
 def check_options(problem, run) -> dict:
-    """The loop options of the check run (`check_problem`): an extended one stops once static after the run's end."""
+    """The loop options of the check run (`check_problem`): an extended one stops once at rest after the run's end."""
     return {"static_after": run.end} if extends(problem, run) else {}
 
 
