@@ -168,6 +168,7 @@ class ArbStep:
                                                          None if prob.identity else prob.G_arb, prob.identity,
                                                          to_arb(a), to_arb(Z), act, K, effective, sliding))
         self.A = to_mpf(self.series.A)
+        self._last = None
 
     def jorba_zou(self, tol, sizes):
         return _step_size(self.A, _LazyOrders(self.series.Zs), sizes, tol, self.K)
@@ -176,7 +177,16 @@ class ArbStep:
         return h, h
 
     def state_at(self, h):
-        return horner(list(self.A), h), to_mpf(horner(list(self.series.Zs), _mpf_to_arb(h)))
+        return horner(list(self.A), h), self._at(h)[0]
+
+    def _at(self, h):
+        """(Z(h), Bᵀ(h)) as mpf, both from one Horner pass over the stacked series (the same arb operations entry
+        by entry as one pass each), kept for the last h: the engine asks for Bᵀ(h) right after Z(h)."""
+        if self._last is None or not self._last[0] == h:
+            n = self.series.Zs.shape[1]
+            stacked = horner(list(np.concatenate((self.series.Zs, self.series.BT), axis=1)), _mpf_to_arb(h))
+            self._last = (h, to_mpf(stacked[:n]), stacked[n:])
+        return self._last[1], self._last[2]
 
     def z_coefficients(self, i, j):
         return list(to_mpf(self.series.Zs[:, i, j]))
@@ -191,7 +201,7 @@ class ArbStep:
         return _Columns(self.A)
 
     def new_weights(self, W, Z_old, Z_new, h):
-        return W + to_mpf(horner(list(self.series.BT), _mpf_to_arb(h))).T @ self.prob.X
+        return W + to_mpf(self._at(h)[1]).T @ self.prob.X
 
 
 class _Columns:
