@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -94,25 +95,44 @@ def regime_batch(d: int, m: int, pairs, **protocol) -> list[dict]:
     order = sorted(range(len(meta)), key=lambda b: -meta[b]["n"])
     P = GDBatch.stack([(meta[b]["X"], meta[b]["y"]) for b in order], dtype=np.dtype(p["dtype"]))
     ref = np.array([meta[b]["train_ols"] for b in order])
-    res = train_batch(P, np.array([meta[b]["a0"] for b in order]), np.array([meta[b]["W0"] for b in order]), p["lr"],
-                      p["max_steps"], loss_ref=ref, interp_ratio=INTERPOLATION_RATIO, rel_tol=p["rel_tol"],
-                      check_every=p["check_every"], max_lr_factor=p["lr_factor"], horizon="elapsed",
-                      max_time=p["max_time"], window=p["window"])
-    status, ratio_s, time_s = list(res.status), res.loss / ref, res.time.copy()
-    a_all, W_all, loss, t_all, steps, lrs = res.a, res.W, res.loss.copy(), res.time.copy(), res.steps.copy(), res.lr
-    stat = np.flatnonzero(np.array(status) == "stationary")
-    if stat.size:  # confirmation: continue each stationary run for CONFIRM × its flow time (at most max_time)
-        conf = train_batch(P.take(stat), a_all[stat], W_all[stat], p["lr"], p["max_steps"], loss_ref=ref[stat],
+    B, cpu0 = len(meta), time.process_time()
+    a_all, W_all = np.array([meta[b]["a0"] for b in order]), np.array([meta[b]["W0"] for b in order])
+    loss, t_all, steps, lrs = np.zeros(B), np.zeros(B), np.zeros(B, int), np.full(B, p["lr"])
+    status, ratio_s, time_s, rounds = ["budget"] * B, np.full(B, np.nan), np.full(B, np.nan), np.zeros(B, int)
+    todo = np.arange(B)
+    while todo.size:  # the rule, then its confirmation; a run that moved resumes the rule where it is
+        left = max(int(p["max_steps"] - steps[todo].max()), 1)
+        res = train_batch(P.take(todo), a_all[todo], W_all[todo], p["lr"], left, loss_ref=ref[todo],
+                          interp_ratio=INTERPOLATION_RATIO, rel_tol=p["rel_tol"], check_every=p["check_every"],
+                          max_lr_factor=p["lr_factor"], horizon="elapsed", max_time=p["max_time"], window=p["window"],
+                          start_time=t_all[todo])
+        a_all[todo], W_all[todo], loss[todo], t_all[todo], lrs[todo] = res.a, res.W, res.loss, res.time, res.lr
+        steps[todo] += res.steps
+        rounds[todo] += 1
+        for i, k in enumerate(todo):
+            status[k] = res.status[i]
+        stat = todo[np.array(res.status) == "stationary"]
+        todo = np.zeros(0, int)
+        if not stat.size:
+            break
+        ratio_s[stat], time_s[stat] = loss[stat] / ref[stat], t_all[stat]
+        left = max(int(p["max_steps"] - steps[stat].max()), 1)
+        conf = train_batch(P.take(stat), a_all[stat], W_all[stat], p["lr"], left, loss_ref=ref[stat],
                            interp_ratio=INTERPOLATION_RATIO, rel_tol=-1.0, check_every=p["check_every"],
-                           max_lr_factor=p["lr_factor"], max_time=np.minimum(CONFIRM * time_s[stat], p["max_time"]))
+                           max_lr_factor=p["lr_factor"], start_time=t_all[stat],
+                           max_time=np.minimum((1 + CONFIRM) * t_all[stat], p["max_time"]))
+        moved = []
         for i, k in enumerate(stat):
-            a_all[k], W_all[k], loss[k] = conf.a[i], conf.W[i], conf.loss[i]
-            t_all[k] += conf.time[i]
+            before = loss[k]
+            a_all[k], W_all[k], loss[k], t_all[k], lrs[k] = conf.a[i], conf.W[i], conf.loss[i], conf.time[i], conf.lr[i]
             steps[k] += conf.steps[i]
             if conf.status[i] == "interpolating":
                 status[k] = "interpolating"
-            elif conf.loss[i] < (1 - p["rel_tol"]) * res.loss[k]:
+            elif conf.loss[i] < (1 - p["rel_tol"]) * before:
                 status[k] = "moved"
+                if t_all[k] < p["max_time"] * (1 - 1e-9) and steps[k] < p["max_steps"]:
+                    moved.append(k)
+        todo = np.array(moved, int)
     out = [None] * len(meta)
     for k, b in enumerate(order):
         mt = meta[b]
@@ -123,8 +143,8 @@ def regime_batch(d: int, m: int, pairs, **protocol) -> list[dict]:
         cos = np.abs(W @ mt["beta_ols"]) / (norms * np.linalg.norm(mt["beta_ols"]) + 1e-300)
         out[b] = dict(d=d, n=mt["n"], m=m, seed=mt["seed"], init=mt["init"], ratio=float(loss[k] / mt["train_ols"]),
                       status=status[k], time=float(t_all[k]), steps=int(steps[k]), lr=float(lrs[k]),
-                      stationary_ratio=float(ratio_s[k]), stationary_time=float(time_s[k]),
-                      test_ratio=test / mt["test_ols"], seconds=res.seconds / len(meta),
+                      stationary_ratio=float(ratio_s[k]), stationary_time=float(time_s[k]), rounds=int(rounds[k]),
+                      test_ratio=test / mt["test_ols"], cpu_seconds=(time.process_time() - cpu0) / len(meta),
                       abs_cos=np.round(cos, 5).tolist(), weight=[float(f"{w:.4g}") for w in np.abs(a) * norms])
     return out
 

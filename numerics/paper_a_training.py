@@ -77,14 +77,16 @@ class BatchResult:
 def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None, interp_ratio: float = 1e-4,
                 rel_tol: float = 1e-3, check_every: int = 500, min_steps: int = 0,
                 max_lr_factor: float = 1.0, horizon: str = "budget", max_time: float | None = None,
-                window: float = 2.0) -> BatchResult:
+                window: float = 2.0, start_time=None) -> BatchResult:
     """Run batched GD with the stopping rules of the module docstring.
 
     ``loss_ref`` (B,) is the reference of the interpolation rule (the OLS training loss); without it
     only the stationarity and budget rules apply. The budget is the flow time T = lr · max_steps
     (and at most max_steps steps), or ``max_time`` when given (a number, or one per problem). ``max_lr_factor`` > 1
     lets a problem's step grow by 1.5 per accepted window up to max_lr_factor · lr (step-size control of the module
-    docstring).
+    docstring). ``start_time`` (a number or one per problem): the flow time the run resumes at (the budget
+    ``max_time`` is then absolute; the elapsed horizon's window needs history back to t/window, so a resumed run
+    can be stationary from window · start_time on).
 
     ``horizon``: the flow time T_left over which the stationarity rule asks the loss not to move. "budget" (the
     module docstring): what is left of the budget, so "stationary" means "for this budget". "elapsed": T_left = t,
@@ -105,7 +107,7 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
     B = a.shape[0]
     lrs = np.full(B, float(lr))
     ceiling = np.full(B, lr * max_lr_factor)
-    t_flow = np.zeros(B)
+    t_flow = np.zeros(B) if start_time is None else np.broadcast_to(np.asarray(start_time, float), (B,)).copy()
     live = np.arange(B)
     steps = np.zeros(B, int)
     status = ["budget"] * B
@@ -118,7 +120,7 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
     slow_before = np.zeros(B, bool)
     history = [(0, loss0.copy())]
     next_escape_check = np.zeros(B)
-    past_t, past_L = [[0.0] for _ in range(B)], [[float(v)] for v in loss0]  # per problem, for the window [t/2, t]
+    past_t, past_L = [[float(t)] for t in t_flow], [[float(v)] for v in loss0]  # per problem, for the window
     loss_all, grad_all = loss0.copy(), np.zeros(B)
     sub, sub_exact = P, exact
     step = 0
@@ -155,7 +157,8 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
                 past_t[b].append(float(t_flow[b]))
                 past_L[b].append(float(loss[i]))
                 k = bisect.bisect_left(past_t[b], t_flow[b] / window)
-                window_ok[i] = past_L[b][k] - loss[i] <= rel_tol * loss[i]
+                # the history must reach back to t/window (a run resumed at start_time: from 4 start_time on)
+                window_ok[i] = past_t[b][0] <= t_flow[b] / window and past_L[b][k] - loss[i] <= rel_tol * loss[i]
         size2 = np.maximum(la**2, (lW**2).sum(2))
         d_norm = np.sqrt((dW**2).sum(2)) / np.maximum(np.abs(la), 1e-300)  # ‖D_j‖ = ‖ẇ_j‖/|a_j|
         if horizon == "budget":
