@@ -150,7 +150,7 @@ def test_width_independence_check_and_its_mutant(tmp_path, monkeypatch):
     from relucheck.proofs_checks.result import Status
 
     monkeypatch.setenv("RELUCHECK_SWEEP_DIR", str(tmp_path))
-    monkeypatch.setattr(chk, "WIDTH_CASE", dict(d=2, beyond=96, below=None, n_seeds=1, inits=2, depth=2,
+    monkeypatch.setattr(chk, "WIDTH_CASE", dict(beyond=(2, 96), below=None, n_seeds=1, inits=2, depth=2,
                                                 protocol=dict(max_time=10000.0)))
     real = chk.width_independence(Context(seed=1))
     assert real.status is Status.VERIFIED, real.message
@@ -182,3 +182,8 @@ def test_regime_report_tables_figures_and_printed_brackets(tmp_path, capsys):
     assert "strict majority of seeds" in caption
     assert abs(paper_a_regime.chance_aligned(3, 0.9) - 0.1) < 1e-12
     assert abs(paper_a_regime.chance_aligned(2, 0.9) - 2 / np.pi * np.arccos(0.9)) < 1e-12
+    # the part below the threshold can fail: at d = 2 no n interpolates, so a "below" point there is refuted
+    monkeypatch.setattr(chk, "WIDTH_CASE", dict(beyond=(2, 96), below=(2, 8), n_seeds=1, inits=2, depth=2,
+                                                protocol=dict(max_time=10000.0)))
+    wrong_below = chk.width_independence(Context(seed=1))
+    assert wrong_below.status is Status.REFUTED and "below the threshold" in wrong_below.message

@@ -112,21 +112,22 @@ def beyond_threshold(ctx: Context) -> Outcome:
 
 
 # Issue 23 item 2: A's "whatever the width" as a check on runs that width and flow time do not decide
-# (`numerics.paper_a_regime`, `numerics.paper_a_verdicts`). BEYOND: a point beyond the d = 3 bracket measured by
-# `RELUCHECK_SCALE=regime relucheck report --paper A` (docs/paper_a.md); BELOW: a point below it.
-WIDTH_CASE = dict(d=3, beyond=192, below=8, n_seeds=3, inits=2, depth=3, protocol={})
+# (`numerics.paper_a_regime`, `numerics.paper_a_verdicts`). BEYOND (d, n): a point decided "not interpolating" for
+# every seed by `RELUCHECK_SCALE=regime relucheck report --paper A`, at the largest n of its d; BELOW: a point decided
+# "interpolates" there (docs/paper_a.md: d = 2 interpolates at no n ≥ 2d, so the point below is at d = 3).
+WIDTH_CASE = dict(beyond=(2, 96), below=(3, 8), n_seeds=3, inits=2, depth=3, protocol={})
 
 
-def _width_runs(ctx: Context, n: int, inits: int):
+def _width_runs(ctx: Context, d: int, n: int, inits: int):
     from relucheck.numerics.paper_a_regime import RegimeJournal
     from relucheck.numerics.paper_a_verdicts import ladder
 
     c = WIDTH_CASE
     seeds = tuple(ctx.seed + s for s in range(c["n_seeds"]))
-    widths = ladder(c["d"], n, c["depth"])
+    widths = ladder(d, n, c["depth"])
     journal = RegimeJournal(sweep_dir() / f"paper_a_regime_seed{ctx.seed}.jsonl", progress=False, **c["protocol"])
-    journal.ensure([(c["d"], n, s, m, i) for s in seeds for m in widths for i in range(inits)])
-    rows = [r for r in journal.rows(inits=True) if r["d"] == c["d"] and r["n"] == n and r["seed"] in seeds
+    journal.ensure([(d, n, s, m, i) for s in seeds for m in widths for i in range(inits)])
+    rows = [r for r in journal.rows(inits=True) if r["d"] == d and r["n"] == n and r["seed"] in seeds
             and r["m"] in widths and r["init"] < inits]
     return rows, widths, journal.proto["rel_tol"]
 
@@ -134,27 +135,29 @@ def _width_runs(ctx: Context, n: int, inits: int):
 @check("A.thm1.1.width_independence", statement="A.thm1.1", suites=("full",),
        mutant="claims L/L_OLS falls with the width like m^(-1/2) beyond the threshold (more neurons fit more noise)")
 def width_independence(ctx: Context) -> Outcome:
-    """Theorem 1.1, "whatever the width" (issue 23 item 2). At d = 3 beyond the threshold (n = WIDTH_CASE["beyond"]),
-    widths m₀, 4m₀, 16m₀ (m₀(d + 1) ≥ 4n; a span of 16, more than a decade), three data seeds, two initializations
-    each, every run trained until stationary or interpolating (`numerics.paper_a_regime`): no run interpolates, and
-    per seed the mean of ln(L/L_OLS) over initializations is the same at every width. Tolerance: the largest range of
-    ln(L/L_OLS) between the two initializations at one width and seed (what a new initialization alone moves) plus
-    2 · rel_tol (each run is stationary to rel_tol = 1 %). Below the threshold (n = WIDTH_CASE["below"]) every width of
-    the ladder interpolates for a majority of the seeds. A run still moving at its budget makes the check
-    inconclusive."""
+    """Theorem 1.1, "whatever the width" (issue 23 item 2). Beyond the threshold (WIDTH_CASE["beyond"]: d = 2,
+    n = 96), widths m₀, 4m₀, 16m₀ (m₀(d + 1) ≥ 4n; a span of 16, more than a decade), three data seeds, two
+    initializations each, every run trained until stationary (confirmed) or interpolating (`numerics.paper_a_regime`):
+    no run interpolates, and per seed the mean of ln(L/L_OLS) over initializations is the same at every width.
+    Tolerance: the largest range of ln(L/L_OLS) between the two initializations at one width and seed (what a new
+    initialization alone moves) plus 2 · rel_tol (each run is stationary to rel_tol = 1 %). Below the threshold
+    (WIDTH_CASE["below"]: d = 3, n = 8) every width of the ladder interpolates for a majority of the seeds. A run still
+    moving at its budget makes the check inconclusive."""
     from relucheck.numerics.paper_a_verdicts import run_verdict, width_dependence
 
     c = WIDTH_CASE
-    rows, widths, rel_tol = _width_runs(ctx, c["beyond"], c["inits"])
-    below = _width_runs(ctx, c["below"], 1)[0] if c["below"] else []
-    stats = width_dependence(rows, c["d"], c["beyond"], exponent=0.5 if ctx.mutate else 0.0)
+    (d, n), below_point = c["beyond"], c["below"]
+    rows, widths, rel_tol = _width_runs(ctx, d, n, c["inits"])
+    below = _width_runs(ctx, *below_point, 1)[0] if below_point else []
+    stats = width_dependence(rows, d, n, exponent=0.5 if ctx.mutate else 0.0)
     tol = stats["init_noise"] + 2 * rel_tol
     majority = {m: sum(run_verdict(r) == "interpolates" for r in below if r["m"] == m)
                 for m in sorted({r["m"] for r in below})}
-    message = (f"d = {c['d']}, n = {c['beyond']}: widths {widths}; L/L_OLS per (seed, width) "
+    message = (f"d = {d}, n = {n}: widths {widths}; L/L_OLS per (seed, width) "
                + "; ".join(f"s{t['seed']} m{t['m']}: {', '.join(f'{x:.3f}' for x in t['ratios'])}"
                            for t in stats["table"])
-               + f"; below (n = {c['below']}): interpolating seeds per width {majority} of {c['n_seeds']}")
+               + (f"; below ({below_point}): interpolating seeds per width {majority} of {c['n_seeds']}"
+                  if below_point else ""))
     out = agree(stats["claimed"], stats["measured"], tol,
                 "range of ln(L/L_OLS) between two initializations at one width and seed (measured) + 2 × the "
                 "stationarity rule's 1 %", message=message, widths=widths, span=stats["span"])
