@@ -78,14 +78,17 @@ def _check(instance, args, ladder) -> None:
 
 
 def _affordable_extension(instance, args, ladder, extend_to) -> float:
-    """The largest extra rung (10·L_{−2}, …) within ``extend_to`` that `relucheck flow`'s cost check accepts; the
-    ladder's own finest rung when none is (then no extension, said on stderr)."""
+    """The largest extra rung (10·L_{−2}, …) within ``extend_to`` that `relucheck flow`'s cost check accepts, with the
+    ladder and the extra rungs before it counted together (`_check`); the ladder's own finest rung when none is (then
+    no extension, said on stderr)."""
     top, prev = ladder[-1], ladder[-2]
+    rungs = list(ladder)
     while 10 * prev <= extend_to:
         top, prev = 10 * prev, top
+        rungs.append(top)
         try:
             with contextlib.redirect_stderr(io.StringIO()):
-                _check(instance, args, (top,))
+                _check(instance, args, tuple(rungs))  # the extra rungs and the ladder together (red team, session 28)
         except RelucheckInputError as exc:
             why = str(exc).removeprefix("--ladder: ")
             print(f"relucheck limit: note: should the bars ask for more rungs (--target), none at ln(1/λ) = {top:g} "
