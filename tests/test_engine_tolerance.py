@@ -35,8 +35,11 @@ def run(sizes: tuple, seed: int, lam: str, horizon: float, rtol: float):
 def worst_ratio(res, ref) -> float:
     """max |answer − tight| / (error + tight's error) over every answer of a vouched-for run."""
     e, f = res.errors, ref.errors
-    ratios = [np.abs(res.trajectory.loss - ref.trajectory.loss) / (np.array(e["trajectory"]) + f["trajectory"]),
-              np.abs(np.subtract(res.plateaus, ref.plateaus)) / (np.array(e["plateaus"]) + f["plateaus"])]
+    ratios = [np.abs(res.trajectory.loss - ref.trajectory.loss) / (np.array(e["trajectory"]) + f["trajectory"])]
+    if e["jumps"] is None or f["jumps"] is None:  # a run not at rest by twice its end (`vouch.not_at_rest`): its jump
+        assert "not vouched for" in (res.message if e["jumps"] is None else ref.message)  # times and plateaus say so
+        return float(max(r.max() for r in ratios if r.size))
+    ratios.append(np.abs(np.subtract(res.plateaus, ref.plateaus)) / (np.array(e["plateaus"]) + f["plateaus"]))
     tight_jumps = {jp.neuron: (jp.tau, bound) for jp, bound in zip(ref.jumps, f["jumps"], strict=True)}
     assert sorted(jp.neuron for jp in res.jumps) == sorted(tight_jumps)
     ratios.append(np.array([abs(jp.tau - tight_jumps[jp.neuron][0]) / (bound + tight_jumps[jp.neuron][1])
@@ -84,12 +87,14 @@ def test_the_promise_on_larger_instances_at_small_lambda(rtol, sizes, seed):
 
 
 def test_the_reported_errors_cover_every_answer():
-    res = run((6, 3, 5), 1, "1e-10", 3.0, 1e-6)
+    res = run((6, 3, 5), 1, "1e-10", 16.0, 1e-6)  # past where the flow settles (τ = 15.8): at rest, every answer vouched
+    assert res.stats["static_at_end"] and len(res.jumps) == 5
     assert res.success and res.errors["vouched"]
     assert len(res.errors["jumps"]) == len(res.jumps) and len(res.errors["plateaus"]) == len(res.plateaus)
     assert len(res.errors["trajectory"]) == len(res.trajectory.loss)
     assert res.errors["events"] > 0 and res.errors["final_loss"] > 0
-    assert res.errors["check"]["rtol"] == pytest.approx(1e-8)
+    # 100× tighter, or the tightest rtol where the run recorded near ties (`LogScaleEngine.review`)
+    assert res.errors["check"]["rtol"] == pytest.approx(1e-12 if res.stats["near_ties"] else 1e-8)
 
 
 @pytest.mark.parametrize("rtol", [1e-3, 1e-13, float("nan"), True])
@@ -110,7 +115,8 @@ def test_an_event_list_that_its_check_run_does_not_confirm_has_no_bound(monkeypa
         return real(res, check, problem, **kw)
 
     monkeypatch.setattr(vouch, "errors_against", fewer_events)
-    problem = FlowProblem.from_instance(random_general_instance(6, 3, 5, 1), "1e-10", horizon=3.0)
+    # to where the flow is at rest (it settles at τ = 15.8), so that the plateaus are vouched for
+    problem = FlowProblem.from_instance(random_general_instance(6, 3, 5, 1), "1e-10", horizon=16.0)
     res = solve(problem, "float64")
     assert res.success and res.errors["vouched"] and res.errors["events"] is None
     assert "event times not vouched for" in res.message and res.errors["plateaus"]

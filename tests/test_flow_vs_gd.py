@@ -2,7 +2,8 @@
 
 The papers define the flow as the limit of gradient descent. GD's error is first order in its step η, so on a
 loss curve GD(η/4) − flow ≈ (GD(η) − GD(η/4))/3. The property, on drawn non-orthogonal instances with mixed signs
-(where neurons slide on one and on several kinks), is |GD(η/4) − flow| ≤ 0.6 |GD(η) − GD(η/4)| + floor: a
+(where neurons slide on one and on several kinks), is |GD(η/4) − flow| ≤ 0.6 |GD(η) − GD(η/4)| + floor, on one of
+the pairs η = 0.04, 0.01, 0.0025 (`assert_gd_converges_to`): a
 flow off GD's limit by more than the first-order law allows fails it (the bound 0.6 leaves room for the law's
 higher-order terms; 1/3 is what it predicts), and a flow on GD's limit passes whatever the instance. floor = 1e-9
 max(1, ‖y‖²_∞) covers the reference's own error (rtol 1e-10 accumulated over ≤ 10 units of time).
@@ -25,47 +26,67 @@ HORIZON = 3.0  # accelerated time τ
 
 
 def loss_curves(instance, lam: str):
+    """The flow on the comparison times, and GD's loss curves there at a step (cached: the ladder reuses them)."""
     times = tuple(np.linspace(0.0, HORIZON, 61))
     problem = FlowProblem.from_instance(instance, lam, horizon=HORIZON, save_at=times)
     flow = solve(problem, "float64")
-    coarse, fine = (solve(problem, "gd", step=h) for h in (STEP, STEP / 4))
-    return flow, coarse.trajectory.loss, fine.trajectory.loss
+    curves = {}
+
+    def gd(h):
+        if h not in curves:
+            curves[h] = solve(problem, "gd", step=h).trajectory.loss
+        return curves[h]
+
+    return flow, gd
 
 
-def assert_gd_converges_to(flow, coarse, fine, labels):
+RUNGS = 3  # pairs (η, η/4) tried from STEP down: the law is asymptotic, and a kink crossed in a step is not in it yet
+
+
+def assert_gd_converges_to(flow, gd, labels):
+    """The property on the pairs (η, η/4), η = STEP, STEP/4, …: it holds on one of RUNGS pairs. A kink crossing
+    inside GD's step puts the coarse pairs outside the first-order regime (measured on a drawn n = 5, m = 2 instance
+    at λ = 1e-3 with a sliding exit at τ = 1.81: |GD − flow| = 2.5e-8, 2.1e-8, 6.2e-9, 6.9e-10 at η = 0.04, 0.01,
+    0.0025, 0.000625, while the law at (0.04, 0.01) allowed 3.2e-9); a flow off GD's limit fails at every pair."""
     assert flow.status is Status.SUCCESS, flow.message
     floor = 1e-9 * max(1.0, float(np.abs(labels).max()) ** 2)
-    gap = np.abs(fine - flow.trajectory.loss).max()
-    law = np.abs(coarse - fine).max()
-    assert gap <= 0.6 * law + floor, f"|GD(η/4) − flow| = {gap:.3g} but |GD(η) − GD(η/4)| = {law:.3g}"
+    said = []
+    for k in range(RUNGS):
+        coarse, fine = gd(STEP / 4 ** k), gd(STEP / 4 ** (k + 1))
+        gap = np.abs(fine - flow.trajectory.loss).max()
+        law = np.abs(coarse - fine).max()
+        if gap <= 0.6 * law + floor:
+            return
+        said.append(f"η = {STEP / 4 ** k:g}: |GD(η/4) − flow| = {gap:.3g} but |GD(η) − GD(η/4)| = {law:.3g}")
+    raise AssertionError("GD does not converge to the flow: " + "; ".join(said))
 
 
 @settings(max_examples=8, deadline=None)
 @given(general_instances(n=st.integers(3, 6), d=st.integers(2, 3), m=st.integers(2, 5)),
        st.sampled_from(["1e-3", "1e-6", "1e-10"]))
 def test_gradient_descent_converges_to_the_flow_on_drawn_instances(instance, lam):
-    flow, coarse, fine = loss_curves(instance, lam)
-    assert_gd_converges_to(flow, coarse, fine, instance.labels)
+    flow, gd = loss_curves(instance, lam)
+    assert_gd_converges_to(flow, gd, instance.labels)
 
 
 @pytest.mark.parametrize("seed, codimension", [(1, 1), (3, 2)])
 def test_gradient_descent_converges_to_the_flow_through_sliding(seed, codimension):
     """Instances where a neuron slides on one kink (seed 1) and on two kinks at once (seed 3)."""
     instance = random_general_instance(6, 3, 5, seed)
-    flow, coarse, fine = loss_curves(instance, "1e-10")
+    flow, gd = loss_curves(instance, "1e-10")
     assert flow.stats["max_sliding_codimension"] == codimension
-    assert_gd_converges_to(flow, coarse, fine, instance.labels)
+    assert_gd_converges_to(flow, gd, instance.labels)
 
 
 def test_the_property_fails_for_a_flow_off_the_limit():
     """The mutant: the flow of other data (labels scaled by 1.01) is not GD's limit, and the property says so."""
     instance = random_general_instance(6, 3, 5, 3)
-    flow, coarse, fine = loss_curves(instance, "1e-10")
+    flow, gd = loss_curves(instance, "1e-10")
     times = tuple(np.linspace(0.0, HORIZON, 61))
     init = Init.balanced(instance.directions, instance.signs, "1e-10")
     other = solve(FlowProblem(instance.inputs, 1.01 * instance.labels, init, horizon=HORIZON, save_at=times), "float64")
     with pytest.raises(AssertionError, match="GD"):
-        assert_gd_converges_to(other, coarse, fine, instance.labels)
+        assert_gd_converges_to(other, gd, instance.labels)
 
 
 def _cli_json(capsys, *argv) -> dict:

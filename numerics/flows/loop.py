@@ -367,7 +367,7 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
              "wall_seconds": time.perf_counter() - started, "ambiguous_decisions": run.ambiguous[:20],
              "plateau_interpolation": plateau_spreads(run.step_t, run.step_loss, [jp.tau for jp in jumps]),
              "max_sliding_codimension": run.max_codimension, "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
-             "static_at_end": status is Status.SETTLED or at_rest(run, settle_rtol),
+             "static_at_end": at_rest(run, settle_rtol),
              **st.stats()}
     message = status.value + (f" ({where})" if where else "") + f" at {problem.time_unit} = {end:.6g}"
     return FlowResult(status=status, message=message, engine=engine.name, events=run.events, jumps=jumps,

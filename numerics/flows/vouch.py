@@ -149,7 +149,7 @@ def errors_against(run, check, problem, *, eps: float, method: str, tolerances: 
 
 
 def extends(problem, run) -> bool:
-    """Whether the check run goes on past the run's end: the run stopped at its horizon while not at rest
+    """Whether the check run goes on past the run's end: the run stopped at its horizon, or settled, while not at rest
     (``stats["static_at_end"]`` False, `numerics.flows.settle.at_rest`: the loss or a grown norm still moving, or a small
     neuron able to grow before twice the end). A jump time is read against half the *final* ‖θ_j‖², and the last
     plateau is the final loss: both then depend on where the run stopped, by more than any tolerance (measured on
@@ -157,7 +157,9 @@ def extends(problem, run) -> bool:
     settled, and the jump moved by 1.4e-3 against a check-run error of 8e-10 when the same flow ran to τ = 30). The
     check run then goes on until it is at rest (``static_after``), at most to ``extended_end``, and the bounds cover
     where the run stopped, up to there."""
-    return problem.horizon is not None and run.status is Status.SUCCESS and not run.stats.get("static_at_end", True)
+    ends_here = (run.status is Status.SUCCESS and problem.horizon is not None) or \
+        (run.status is Status.SETTLED and problem.horizon is None)  # (the loop's settling is at the run's own noise)
+    return ends_here and not run.stats.get("static_at_end", True)
 
 
 def extended_end(problem, run) -> float:
@@ -216,6 +218,20 @@ def at_saved_times(run, check):
     return check
 
 
+def not_at_rest(result, checked_to: float) -> None:
+    """The jump times and plateau losses of a run whose check run was not at rest either by ``checked_to``: no bound
+    (``errors["jumps"]``, ``errors["plateaus"]`` None, ``errors["jumps_reason"]`` and the message say why). They are
+    read against the final norms and the final loss, which the flow was still changing: measured by the red team
+    (session 28), jump times 3.3e-3 to 16 in τ away from the flow's at rest, with bounds of 1e-10 to 0.1. The saved
+    losses, the final loss at the run's end and the event times keep their bounds."""
+    result.errors["jumps"] = result.errors["plateaus"] = None
+    result.errors["jumps_reason"] = (f"jump times and plateau losses not vouched for: the run stopped at τ = "
+                                     f"{result.end:.6g} before the flow was at rest, and it was not at rest by τ = "
+                                     f"{checked_to:.6g} either (they are read against the final norms and loss, which "
+                                     "the flow was still changing); run longer, or without a horizon")
+    result.message += f" ({result.errors['jumps_reason']})"
+
+
 def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method: str, rtol: float = 0.0):
     """Run the check (``rerun(problem=…, **changes)``), attach ``result.errors`` and, when the two runs differ in
     structure, turn a successful status into `Status.TOLERANCE` naming the difference (module docstring).
@@ -236,6 +252,8 @@ def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method
     if "extended_to" in check.stats:
         result.errors["check"]["extended_to"] = check.stats["extended_to"]
         result.errors["check"]["extended_status"] = check.stats["extended_status"]
+        if reason is None and check.stats["extended_status"] != "settled":
+            not_at_rest(result, check.stats["extended_to"])
     result.stats["check_seconds"] = time.perf_counter() - started
     result.stats["check_nfev"] = check.stats.get("nfev")
     if reason is not None and (result.status.success or result.status is Status.UNSETTLED):

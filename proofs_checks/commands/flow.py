@@ -359,6 +359,9 @@ def _print_human(result, limit, note) -> None:
                   f"times (half the final ‖θ_j‖²) and the last plateau: the check run went on to τ = "
                   f"{fmt_number(check['extended_to'], 4)} ({'static there' if check['extended_status'] == 'settled' else 'not yet static'}), "
                   f"and the bounds cover the difference; a longer --horizon gives tighter ones")
+    elif errors.get("jumps_reason"):
+        print(f"error bounds: {errors['jumps_reason']}; saved losses ≤ "
+              f"{fmt_number(max(errors.get('trajectory') or [0.0]), 3)}, final loss ≤ {fmt_number(errors['final_loss'], 3)}")
     elif errors.get("reason"):
         print(f"error bounds: none ({errors['reason']})")
     stats = result.stats
