@@ -23,7 +23,7 @@ from relucheck.numerics.paper_a_verdicts import bracket, ladder, regime_sweep, r
 from ..report import write_table
 from . import style as figstyle
 
-REGIME = dict(ds_nmax={2: 96, 3: 192, 4: 256}, seeds=(0, 1, 2))
+REGIME = dict(ds_nmax={2: 96, 3: 192}, seeds=(0, 1, 2))  # d = 4: docs/scale_runs.md
 
 
 def chance_aligned(d: int, cut: float) -> float:
@@ -93,7 +93,7 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
 
 
 def _ratio_figure(out, rows, verdicts, brackets, ds) -> list[Path]:
-    fig, axes = figstyle.subplots("full", aspect=0.4, ncols=len(ds), sharey=True, squeeze=False)
+    fig, axes = figstyle.subplots("full", aspect=0.62, ncols=len(ds), sharey=True, squeeze=False)
     marker = {"interpolates": "v", "not": "o", "undecided": "x"}
     data = {k: [] for k in ("d", "n", "m", "seed", "ratio", "run_verdict", "flow_time")}
     for ax, d in zip(axes[0], ds):
@@ -114,16 +114,17 @@ def _ratio_figure(out, rows, verdicts, brackets, ds) -> list[Path]:
         ax.set_yscale("log")
         ns = sorted({r["n"] for r in rs})
         figstyle.plain_log_ticks(ax, "x", ticks=ns[:: max(1, math.ceil(len(ns) / 4))])
-        ax.text(0.04, 0.04, f"$d = {d}$", transform=ax.transAxes, ha="left", va="bottom")
+        ax.text(0.04, 0.04, f"$d = {d}$", transform=ax.transAxes, ha="left", va="bottom",
+                bbox=dict(facecolor="white", edgecolor="none", pad=1.0))
         ax.set_xlabel("sample size $n$")
-    axes[0][0].set_ylabel(r"$L / L_{\mathrm{OLS}}$ at the end")
+    axes[0][0].set_ylabel(r"$L / L_{\mathrm{OLS}}$")
     from matplotlib.lines import Line2D
 
     handles = ([Line2D([], [], ls="none", marker=marker[v], mfc="none", color="0.2", label=lab) for v, lab in
                 (("interpolates", "interpolating"), ("not", "stationary"), ("undecided", "budget (moving)"))]
                + [Line2D([], [], ls="none", marker="s", color=figstyle.OKABE_ITO[c], label=lab) for c, lab in
                   ((1, "width $m_0$"), (4, "$4 m_0$"), (6, "$16 m_0$"))])
-    fig.legend(handles=handles, loc="outside lower center", ncol=6, columnspacing=1.0, handletextpad=0.3)
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, columnspacing=1.0, handletextpad=0.3)
     caption = ("Paper A, final train-loss ratio L/L_OLS of every regime run against n (one panel per d; shade: width "
                "m₀ = the smallest power of two with m₀(d + 1) ≥ 4n, 4m₀, 16m₀; marker: interpolating, stationary, or "
                "still moving at the budget); grey line: the interpolation cut 10⁻³; dotted: the bracket's ends.")
@@ -155,9 +156,50 @@ def alignment_rows(rows, verdicts, brackets, ds, cut, negligible) -> list[dict]:
     return out
 
 
+def _span(values) -> str:
+    lo, hi = 100 * min(values), 100 * max(values)
+    return f"{lo:.0f} %" if round(lo) == round(hi) else f"{lo:.0f}–{hi:.0f} %"
+
+
+def _pattern_words(al, ds, cut, paper) -> str:
+    """Per d, the measured shares below and beyond against chance, and whether the paper's pattern appears: a share of
+    neurons ≥ paper["beyond"] beyond the threshold while the share below stays under it."""
+    def rng(xs, key):
+        return _span([x[key] for x in xs])
+
+    words, reached = [], []
+    for d in ds:
+        below = [x for x in al if x["d"] == d and x["side"] == "below"]
+        beyond = [x for x in al if x["d"] == d and x["side"] == "beyond"]
+        part = [f"d = {d} (random direction {100 * chance_aligned(d, cut):.0f} %):"]
+        if below:
+            part.append(f"below at n = {', '.join(str(x['n']) for x in below)}, neurons {rng(below, 'neurons')}, "
+                        f"weight {rng(below, 'weight')}")
+        if beyond:
+            part.append(f"beyond at n = {', '.join(str(x['n']) for x in beyond)}, neurons {rng(beyond, 'neurons')}, "
+                        f"weight {rng(beyond, 'weight')}")
+        words.append(" ".join(part[:1]) + " " + "; ".join(part[1:]))
+        reached += [(d, x["n"]) for x in beyond if x["neurons"] >= paper["beyond"]]
+    verdict = ("The paper's 91 % of aligned neurons beyond the threshold is reached only at "
+               + ", ".join(f"d = {d}, n = {n}" for d, n in reached) + ("; " if reached else "")
+               if reached else "The paper's 91 % of aligned neurons beyond the threshold is reached at no point; ")
+    both = []
+    for d in ds:
+        below = [x["neurons"] for x in al if x["d"] == d and x["side"] == "below"]
+        beyond = [x["neurons"] for x in al if x["d"] == d and x["side"] == "beyond"]
+        if below and beyond:
+            sep = min(beyond) > max(below) and min(beyond) >= paper["beyond"]
+            both.append(f"at d = {d}, where both sides were decided, the share of aligned neurons beyond "
+                        f"({_span(beyond)}) " + ("is above" if min(beyond) > max(below) else "is not above")
+                        + f" the share below ({_span(below)})"
+                        + (": the paper's pattern" if sep else ": not the paper's pattern"))
+    return ("Measured: " + ". ".join(words) + ". " + verdict
+            + ("; ".join(both) if both else "no d has decided points on both sides of its bracket") + ".")
+
+
 def _alignment(out, rows, verdicts, brackets, ds, cut, paper, negligible) -> list[Path]:
     al = alignment_rows(rows, verdicts, brackets, ds, cut, negligible)
-    fig, axes = figstyle.subplots("full", aspect=0.4, ncols=len(ds), sharey=True, squeeze=False)
+    fig, axes = figstyle.subplots("full", aspect=0.62, ncols=len(ds), sharey=True, squeeze=False)
     blue, orange = figstyle.OKABE_ITO[2], figstyle.OKABE_ITO[5]
     data = {k: [] for k in ("d", "n", "side", "neuron_share", "weight_share", "chance", "runs")}
     for ax, d in zip(axes[0], ds):
@@ -179,10 +221,11 @@ def _alignment(out, rows, verdicts, brackets, ds, cut, paper, negligible) -> lis
         ns = sorted({x["n"] for x in a})
         if ns:
             figstyle.plain_log_ticks(ax, "x", ticks=ns[:: max(1, math.ceil(len(ns) / 4))])
-        ax.set_ylim(-0.03, 1.03)
-        ax.text(0.04, 0.96, f"$d = {d}$", transform=ax.transAxes, ha="left", va="top")
+        ax.set_ylim(-0.03, 1.08)
+        ax.text(0.5, 0.985, f"$d = {d}$", transform=ax.transAxes, ha="center", va="top",
+                bbox=dict(facecolor="white", edgecolor="none", pad=1.0))
         ax.set_xlabel("sample size $n$")
-    axes[0][0].set_ylabel(rf"share at $|\cos(w_j, \hat\beta_{{\mathrm{{OLS}}}})| \geq {cut:g}$")
+    axes[0][0].set_ylabel("aligned share")
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], ls="none", marker="o", color=blue, label="neurons"),
@@ -190,19 +233,12 @@ def _alignment(out, rows, verdicts, brackets, ds, cut, paper, negligible) -> lis
                Line2D([], [], ls="none", marker="o", mfc="none", color="0.3", label="open: not interpolating"),
                Line2D([], [], color="0.55", lw=3.0, alpha=0.5, label="paper: 31 % / 91 %"),
                Line2D([], [], color="0.4", ls="--", lw=0.8, label="random direction")]
-    fig.legend(handles=handles, loc="outside lower center", ncol=5, columnspacing=1.0, handletextpad=0.3)
-    beyond = [x for x in al if x["side"] == "beyond"]
-    below = [x for x in al if x["side"] == "below"]
-
-    def rng(xs, key):
-        return f"{100 * min(x[key] for x in xs):.0f}–{100 * max(x[key] for x in xs):.0f} %" if xs else "no point"
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, columnspacing=1.0, handletextpad=0.3)
 
     caption = (f"Paper A, Figure 3 statistic on runs whose verdict width and flow time do not decide: the share of "
                f"neurons (circles; neurons with |a_j|‖w_j‖ ≥ {negligible:g} × the largest of their run) and of the "
                f"output weight Σ|a_j|‖w_j‖ (squares) at |cos(w_j, β̂_OLS)| ≥ {cut:g} (the paper's cut was lost; "
                f"assumed), on the widest run of each decided seed, mean over seeds; filled: interpolating points, open: "
                f"not interpolating. Dashed: the share a uniformly random direction reaches at this d. Thick grey: the "
-               f"paper's 31 % below and 91 % beyond its threshold. Measured: beyond, neurons {rng(beyond, 'neurons')}, "
-               f"weight {rng(beyond, 'weight')}; below, neurons {rng(below, 'neurons')}, weight "
-               f"{rng(below, 'weight')}.")
+               f"paper's 31 % below and 91 % beyond its threshold. " + _pattern_words(al, ds, cut, paper))
     return figstyle.save(fig, out / "paper_a_alignment", caption=caption, data=data)
