@@ -156,6 +156,11 @@ def test_width_independence_check_and_its_mutant(tmp_path, monkeypatch):
     assert real.status is Status.VERIFIED, real.message
     mutant = chk.width_independence(Context(seed=1, mutate=True))
     assert mutant.status is Status.REFUTED, mutant.message
+    # the part below the threshold can fail: at d = 2 no n interpolates, so a "below" point there is refuted
+    monkeypatch.setattr(chk, "WIDTH_CASE", dict(beyond=(2, 96), below=(2, 8), n_seeds=1, inits=2, depth=2,
+                                                protocol=dict(max_time=10000.0)))
+    wrong_below = chk.width_independence(Context(seed=1))
+    assert wrong_below.status is Status.REFUTED and "below the threshold" in wrong_below.message
 
 
 def test_regime_report_tables_figures_and_printed_brackets(tmp_path, capsys):
@@ -182,8 +187,3 @@ def test_regime_report_tables_figures_and_printed_brackets(tmp_path, capsys):
     assert "strict majority of seeds" in caption
     assert abs(paper_a_regime.chance_aligned(3, 0.9) - 0.1) < 1e-12
     assert abs(paper_a_regime.chance_aligned(2, 0.9) - 2 / np.pi * np.arccos(0.9)) < 1e-12
-    # the part below the threshold can fail: at d = 2 no n interpolates, so a "below" point there is refuted
-    monkeypatch.setattr(chk, "WIDTH_CASE", dict(beyond=(2, 96), below=(2, 8), n_seeds=1, inits=2, depth=2,
-                                                protocol=dict(max_time=10000.0)))
-    wrong_below = chk.width_independence(Context(seed=1))
-    assert wrong_below.status is Status.REFUTED and "below the threshold" in wrong_below.message
