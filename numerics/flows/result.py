@@ -10,7 +10,7 @@ incremental learning, C Theorem 2; `jumps_of`):
 
 * a neuron *jumps* when its squared norm ‖θ_j‖² = a_j² + ‖w_j‖² first reaches half its final value, provided it
   grew there: it starts below that level and ends at a non-negligible size, ‖θ_j(end)‖² ≥ ``ACTIVE_FRACTION``
-  of the largest final ‖θ_k‖² and of the labels' scale max_i |y_i|. A run in which no neuron grows has no jump
+  of the largest final ‖θ_k‖² and of the smallest non-zero |y_i|. A run in which no neuron grows has no jump
   (never a jump at τ = 0, nor one of a neuron still far below the labels when the run stops). "Final" is at the
   run's end: where the run stopped before the flow was at rest, the float64 engine's check run goes on and the
   jump's bound covers the difference (`numerics.flows.vouch.extends`).
@@ -181,9 +181,11 @@ def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FR
     start = np.array([float(v) for v in track.values[0]])
     if final.size == 0 or not np.isfinite(final.max()):
         return []
-    # grown: ‖θ_j‖² ≥ active_fraction of the largest and of the labels' scale (a run stopped before any neuron grew has
-    # no jump: red team, session 28, a "jump" of a neuron at ‖θ‖² = 1.3e-10 at λ = 1e-10, τ = 2.23, bound 3.2e-10)
-    label_scale = float(np.max(np.abs(y))) if len(y) else 0.0
+    # grown: ‖θ_j‖² ≥ active_fraction of the largest and of the smallest non-zero label (a run stopped before any neuron
+    # grew has no jump: red team, session 28, a "jump" of a neuron at ‖θ‖² = 1.3e-10 at λ = 1e-10, τ = 2.23, bound
+    # 3.2e-10; the smallest label, not the largest, so that a neuron fitting labels of 3e-4 next to one of 1 still jumps)
+    nonzero = np.abs(np.asarray(y, dtype=float))[np.asarray(y) != 0]
+    label_scale = float(nonzero.min()) if nonzero.size else 0.0
     cut = max(final.max(), 0.5 * math.log(max(label_scale, 1e-300))) + 0.5 * math.log(active_fraction)
     out = []
     for j in np.flatnonzero(final >= cut):
