@@ -54,33 +54,27 @@ class _Layout:
         self.h, self.rest = [], []
         for k in range(K + 1):
             ls = np.arange(k + 1)
-            left, right, starts = [], [], []
-
-            def segment(lhs, rhs):
-                starts.append(sum(len(v) for v in left))
-                left.append(np.ravel(lhs))
-                right.append(np.ravel(rhs))
-
-            for i in self.h_rows:  # h_i = Σ_l Σ_j AZ_l,ij a_{k−l},j
-                p = np.flatnonzero(rows == i)
-                segment(self.oAZ + ls[:, None] * nnz + p, self.oA + (k - ls)[:, None] * m + cols[p])
-            self.h.append(self._batch(left, right, starts))
-            left, right, starts = [], [], []
-            for j in self.da_cols:  # da_j = Σ_l Σ_i AZ_l,ij r_{k−l},i
-                p = by_col[cols[by_col] == j]
-                segment(self.oAZ + ls[:, None] * nnz + p, self.oR + (k - ls)[:, None] * n + rows[p])
-            for i, j in zip(self.outer_rows, self.outer_cols):  # outer_ij = Σ_l r_{k−l},i a_l,j
-                segment(self.oR + (k - ls) * n + i, self.oA + ls * m + j)
-            for q, j in enumerate(sliding):  # outer_ij = Σ_l V_{k−l},ij a_l,j for a sliding neuron j, every i
-                for i in range(n):
-                    segment(self.oV + ((k - ls) * n + i) * s + q, self.oA + ls * m + j)
-            self.rest.append(self._batch(left, right, starts))
+            h = [(self.oAZ + ls[:, None] * nnz + p, self.oA + (k - ls)[:, None] * m + cols[p])  # Σ_l Σ_j AZ_l,ij a_{k−l},j
+                 for p in (np.flatnonzero(rows == i) for i in self.h_rows)]
+            rest = [(self.oAZ + ls[:, None] * nnz + p, self.oR + (k - ls)[:, None] * n + rows[p])  # Σ_l Σ_i AZ_l,ij r_{k−l},i
+                    for p in (by_col[cols[by_col] == j] for j in self.da_cols)]
+            rest += [(self.oR + (k - ls) * n + i, self.oA + ls * m + j)  # outer_ij = Σ_l r_{k−l},i a_l,j
+                     for i, j in zip(self.outer_rows, self.outer_cols)]
+            rest += [(self.oV + ((k - ls) * n + i) * s + q, self.oA + ls * m + j)  # Σ_l V_{k−l},ij a_l,j, j sliding
+                     for q, j in enumerate(sliding) for i in range(n)]
+            self.h.append(self._batch(h))
+            self.rest.append(self._batch(rest))
 
     @staticmethod
-    def _batch(left, right, starts):
-        empty = np.zeros(0, dtype=np.intp)
-        return (np.concatenate(left) if left else empty, np.concatenate(right) if right else empty,
-                np.array(starts, dtype=np.intp))
+    def _batch(segments):
+        """(left indices, right indices, segment starts) of a batch of segments (lhs, rhs), each summed in order."""
+        if not segments:
+            empty = np.zeros(0, dtype=np.intp)
+            return empty, empty, empty
+        lengths = [np.size(lhs) for lhs, _ in segments]
+        return (np.concatenate([np.ravel(lhs) for lhs, _ in segments]),
+                np.concatenate([np.ravel(rhs) for _, rhs in segments]),
+                np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.intp))
 
 
 @functools.lru_cache(maxsize=64)
