@@ -187,3 +187,6 @@ def test_regime_report_tables_figures_and_printed_brackets(tmp_path, capsys):
     assert "strict majority of seeds" in caption
     assert abs(paper_a_regime.chance_aligned(3, 0.9) - 0.1) < 1e-12
     assert abs(paper_a_regime.chance_aligned(2, 0.9) - 2 / np.pi * np.arccos(0.9)) < 1e-12
+    for stem in ("paper_a_regime_threshold", "paper_a_regime_points"):  # one cell per column in every row
+        lines = [ln for ln in (tmp_path / f"{stem}.md").read_text().splitlines() if ln.startswith("|")]
+        assert len({ln.count("|") for ln in lines}) == 1

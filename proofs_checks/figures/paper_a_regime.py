@@ -38,10 +38,10 @@ def _evidence(v) -> str:
     """Per seed: its verdict and, per width, m: L/L_OLS (status letter) at flow time t."""
     parts = []
     for s, sv in v["seeds"].items():
-        runs = "; ".join(f"m = {e['m']}: {e['ratio']:.3g} ({e['status'][0]}, t = {e['time']:.0f})"
+        runs = ", ".join(f"m = {e['m']}: {e['ratio']:.3g} ({e['status'][0]}, t = {e['time']:.0f})"
                          for e in sv["evidence"])
         parts.append(f"seed {s}: {sv['verdict']} [{runs}]")
-    return " | ".join(parts)
+    return "; ".join(parts)  # no "|": the evidence sits in Markdown table cells
 
 
 def _decided_runs(v, verdict: str) -> list:
@@ -76,7 +76,7 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
         for w in why:
             print("    " + w)
         table.append([d, str(b["lo"] or "none"), str(b["hi"] or "none"),
-                      ", ".join(map(str, b["inconclusive_between"])) or "—", "; ".join(why) or "—"])
+                      ", ".join(map(str, b["inconclusive_between"])) or "—", " / ".join(why) or "—"])
     caption = ("Paper A, optimization threshold as a bracket per d: the largest n of the grid that interpolates and "
                "the smallest that does not, each decided by a strict majority of seeds whose two widest runs "
                "(widths 4× apart, m(d + 1) ≥ 4n) agree and are interpolating (L ≤ 10⁻³ L_OLS) or stationary by the "
