@@ -16,7 +16,7 @@ Two changes, neither of which changes a number:
   object array; per order, the terms of all the sums of a batch are gathered from it by precomputed indices (per
   activation pattern and order K, cached), multiplied by one array operation and summed by `np.add.reduceat`, which
   adds each segment's terms sequentially from its first (``acc + term``), as numpy's object ``dot`` does. Each
-  product keeps the ball kernel's operand order (arb's radius arithmetic rounds upward, so a ⋅ b is kept a ⋅ b) and
+  product keeps the ball kernel's operand order (arb's radius arithmetic rounds upward, so a · b is kept a · b) and
   each sum its order (that of `np.tensordot`'s flattening): h_i over (l, j), da_j over (l, i), the outer products
   over l, the sliding neurons' Σ_l V_{k−l},ij a_l,j over l.
 """
@@ -83,7 +83,7 @@ def _layout(act_bytes: bytes, shape: tuple, sliding: tuple, K: int) -> _Layout:
 
 
 def _sums(buf, batch):
-    """Each segment's Σ left ⋅ right in order (module docstring)."""
+    """Each segment's Σ left · right in order (module docstring)."""
     left, right, starts = batch
     if not len(left):
         return np.empty(0, dtype=object)

@@ -14,14 +14,14 @@ from relucheck.testing.strategies import random_general_instance
 
 
 def test_result_through_solve():
-    inst = random_general_instance(6, 3, 5, 1)
-    save = tuple(np.linspace(0, 3.0, 13))
-    res = solve(FlowProblem.from_instance(inst, "1e-10", horizon=3.0, save_at=save), "gd", step=0.02)
+    inst = random_general_instance(6, 3, 5, 1)  # (its first jump is at τ = 5.10: the run goes past it)
+    save = tuple(np.linspace(0, 5.6, 13))
+    res = solve(FlowProblem.from_instance(inst, "1e-10", horizon=5.6, save_at=save), "gd", step=0.02)
     assert res.status is Status.SUCCESS and res.success and res.engine == "gd" and res.precision == "float64"
     assert res.events == []  # GD locates no events: it crosses kinks step by step
     assert res.jumps and res.plateaus[-1] == pytest.approx(res.final_loss)  # from the loop's one jump rule
-    assert np.array_equal(res.trajectory.tau, np.array(save)) and res.end == 3.0
-    steps = math.ceil(3.0 / (0.02 / res.log_inv_lambda) - 1e-9)
+    assert np.array_equal(res.trajectory.tau, np.array(save)) and res.end == 5.6
+    steps = math.ceil(5.6 / (0.02 / res.log_inv_lambda) - 1e-9)
     assert res.stats["gd_steps"] == steps and res.stats["nfev"] == steps + 1  # one field evaluation per step
     assert res.stats["pattern_changes"] > 0 and res.tolerances["step_t"] == 0.02
     json = res.to_json()

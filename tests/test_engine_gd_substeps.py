@@ -40,7 +40,7 @@ def _assert_same(many, one):
 @pytest.mark.parametrize("seed, lam", [(1, "1e-10"), (3, "1e-10"), ([0, 71, 1], "1e-1000")])
 def test_substeps_give_the_one_step_iterates(monkeypatch, seed, lam):
     inst = random_general_instance(6, 3, 5, seed)
-    horizon = 3.0 if lam == "1e-10" else 0.3
+    horizon = 6.0 if lam == "1e-10" else 0.3  # at λ = 1e-10 past the first jumps (τ = 5.10 for seed 1)
     problem = FlowProblem.from_instance(inst, lam, horizon=horizon, save_at=tuple(np.linspace(0.0, horizon, 37)))
     many, one = _pair(monkeypatch, problem, step=0.03)
     assert many.stats["steps"] < one.stats["steps"]  # the loop saw fewer steps

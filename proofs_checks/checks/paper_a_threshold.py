@@ -133,7 +133,7 @@ def _width_runs(ctx: Context, d: int, n: int, inits: int):
 
 
 @check("A.thm1.1.width_independence", statement="A.thm1.1", suites=("full",),
-       mutant="claims L/L_OLS falls with the width like m^(-1/2) beyond the threshold (more neurons fit more noise)")
+       mutant="claims L/L_OLS falls with the width like 1/√m beyond the threshold (more neurons fit more noise)")
 def width_independence(ctx: Context) -> Outcome:
     """Theorem 1.1, "whatever the width" (issue 23 item 2). Beyond the threshold (WIDTH_CASE["beyond"]: d = 2,
     n = 96), widths m₀, 4m₀, 16m₀ (m₀(d + 1) ≥ 4n; a span of 16, more than a decade), three data seeds, two
