@@ -164,9 +164,6 @@ class RegimeJournal:
         self.proto = {**REGIME_PROTOCOL, **protocol}
         self.sweep = Sweep(path, progress=False, code=run_code())
         self.progress = progress
-        if self.sweep.path.exists() and not self.sweep.path.read_bytes().endswith(b"\n"):
-            with self.sweep.path.open("a") as fh:  # a line cut by a kill: end it
-                fh.write("\n")
 
     def _point(self, d, n, seed, m, init=0) -> dict:
         return dict(d=d, n=n, seed=seed, m=m, **({"init": init} if init else {}), **self.proto)

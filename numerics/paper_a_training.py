@@ -322,9 +322,6 @@ def threshold_sweep(path, d_values, seeds, *, scale: str = "full", progress: boo
     bk = resolve(backend, device)  # checked here, before any work; the workers get the names
     library = (bk.name, None if bk.device is None else str(bk.device))
     sweep = Sweep(path, progress=progress)
-    if sweep.path.exists() and not sweep.path.read_bytes().endswith(b"\n"):
-        with sweep.path.open("a") as fh:  # a line cut by a kill: end it, or the next row would be glued to it
-            fh.write("\n")
     points = [dict(d=d, n=n, seed=s, **proto) for d in d_values for n in threshold_grid(d, scale) for s in seeds]
     done = sweep.done()
     tasks = []
