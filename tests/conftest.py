@@ -4,7 +4,8 @@ Tests marked ``@pytest.mark.full`` are long; they are deselected (and counted as
 summary) unless ``--run-full`` is given. Hypothesis profiles: ``ci`` (derandomized: the same examples on every
 run, the default, so that README's test command is reproducible) and ``dev`` (random, more examples: to search for
 new failures); choose with HYPOTHESIS_PROFILE. (With random draws as the default, two clean CI runs in one session
-hit draws that took minutes: a SymPy construction at 1.5 GB, and a GD-agreement example being shrunk.) The session
+hit draws that took minutes: a SymPy construction at 1.5 GB, and the GD-agreement test on drawn instances, still
+running after 5 minutes.) The session
 fixture ``default_suite_run`` runs the default suite (checks and mutants) at most once per session.
 """
 import os
