@@ -354,12 +354,14 @@ def _print_human(result, limit, note) -> None:
               + (f"event times ≤ {fmt_number(errors['events'], 3)}" if errors.get("events") is not None
                  else errors.get("events_reason", "event times not vouched for")))
         check = errors.get("check", {})
-        if "extended_to" in check:
+        rest = check if "extended_to" in check else errors.get("rest", {})  # float64's check run, or mpmath's rerun
+        if "extended_to" in rest:
             given = result.problem.get("horizon") is not None
             print(("the run stopped at its horizon" if given else "the run settled by its own rule")
                   + " before the flow was at rest, which moves the jump times (half the final ‖θ_j‖²) and the last "
-                  f"plateau: the check run went on to τ = {fmt_number(check['extended_to'], 4)}, where it was at rest, "
-                  "and the bounds cover the difference" + ("; a longer --horizon gives tighter ones" if given else ""))
+                  f"plateau: {'the check run' if rest is check else 'a rerun'} went on to τ = "
+                  f"{fmt_number(rest['extended_to'], 4)}, where it was at rest, and the bounds cover the difference"
+                  + ("; a longer --horizon gives tighter ones" if given else ""))
     elif errors.get("jumps_reason"):
         print(f"error bounds: {errors['jumps_reason']}; saved losses ≤ "
               f"{fmt_number(max(errors.get('trajectory') or [0.0]), 3)}, final loss ≤ {fmt_number(errors['final_loss'], 3)}")

@@ -30,7 +30,7 @@ from ..engine import Domain, Engine, Stepper, View, poll
 from ..events import KINDS, EventKind
 from ..filippov import Pattern
 from ..registry import register
-from ..vouch import at_saved_times, check_problem, errors_against
+from ..vouch import at_saved_times, check_problem, errors_against, widen_to_rest
 from ..result import Status
 
 DEFAULT_DIGITS = 30
@@ -440,8 +440,10 @@ class TaylorEngine(Engine):
                               f"{tol:.3g} in the jump times or the final a ({result.message})")
         elif reason is not None and result.status.success:
             result.status, result.message = Status.TOLERANCE, f"{Status.TOLERANCE.value}: {reason} ({result.message})"
-        elif "events_reason" in result.errors:
-            result.message += f" ({result.errors['events_reason']})"
+        else:
+            if "events_reason" in result.errors:
+                result.message += f" ({result.errors['events_reason']})"
+            widen_to_rest(result, problem, rerun, {"digits": digits, "guard": False}, eps=eps)
         return result
 
 
