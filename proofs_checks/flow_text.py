@@ -1,0 +1,67 @@
+"""What `relucheck flow` prints without ``--json`` (`proofs_checks.commands.flow`)."""
+from __future__ import annotations
+
+
+def print_human(result, limit, note) -> None:
+    """The flow's answer for a reader: the run, its jumps beside Algorithm 1's (orthonormal data), plateaus, the error
+    bounds and what they cover, the work done."""
+    from .report import fmt_number  # here: `relucheck flow --help` does not import the report writer (numpy)
+
+    p = result.problem
+    print(f"gradient flow, engine {result.engine} ({result.precision}), n = {p['n']}, d = {p['d']}, m = {p['m']}, "
+          f"λ = {p['lambda']}, ln(1/λ) = {fmt_number(p['log_inv_lambda'], 8)}; τ = t / ln(1/λ); data indices 0-based")
+    print(f"status: {result.status.name.lower()} — {result.message}")
+    if limit is None:
+        print(f"Algorithm 1: not shown — it does not apply: {note}")
+        print(f"{'k':>3}  {'tau (flow)':>14}  {'neuron':>6}  fitted (flow)")
+        for k, jp in enumerate(result.jumps, start=1):
+            print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {jp.neuron:>6}  {list(jp.fitted)}")
+    else:
+        predicted = {jp.neuron: jp for jp in limit.jumps}
+        L = result.log_inv_lambda
+        print(f"{'k':>3}  {'tau (flow)':>14}  {'tau (Alg. 1)':>14}  {'(diff)·ln(1/λ)':>15}  {'neuron':>6}  "
+              "fitted (flow) / (Alg. 1)")
+        for k, jp in enumerate(result.jumps, start=1):
+            lim = predicted.get(jp.neuron)
+            tau_lim = fmt_number(lim.tau, 10) if lim else "-"
+            scaled = fmt_number((jp.tau - lim.tau) * L, 6) if lim else "-"
+            print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {tau_lim:>14}  {scaled:>15}  {jp.neuron:>6}  "
+                  f"{list(jp.fitted)} / {lim.fitted if lim else '-'}")
+        seen = {jp.neuron for jp in result.jumps}
+        for jp in limit.jumps:
+            if jp.neuron not in seen:
+                print(f"  Algorithm 1 jump of neuron {jp.neuron} at tau = {fmt_number(jp.tau, 10)} not seen in the flow")
+        print("saddle losses (Alg. 1): " + ", ".join(fmt_number(v) for v in limit.plateaus))
+    print("plateau losses (flow):  " + ", ".join(fmt_number(v) for v in result.plateaus))
+    print(f"final loss {fmt_number(result.final_loss)}, interpolates: {result.interpolates}, squared norm "
+          f"{fmt_number(result.squared_norm, 8)}" + (f" (Alg. 1: {fmt_number(limit.squared_norm, 8)})" if limit else ""))
+    errors = result.errors
+    if errors.get("jumps") is not None and errors.get("plateaus") is not None:
+        print(f"error bounds ({'vouched for by a check run' if errors.get('vouched') else 'not checked'}: "
+              f"{errors.get('method')}): jump times ≤ {fmt_number(max(errors['jumps'], default=0.0), 3)}, plateau losses ≤ "
+              f"{fmt_number(max(errors['plateaus'], default=0.0), 3)}, "
+              + (f"event times ≤ {fmt_number(errors['events'], 3)}" if errors.get("events") is not None
+                 else errors.get("events_reason", "event times not vouched for")))
+        check = errors.get("check", {})
+        rest = check if "extended_to" in check else errors.get("rest", {})  # float64's check run, or mpmath's rerun
+        if "extended_to" in rest:
+            given = result.problem.get("horizon") is not None
+            print(("the run stopped at its horizon" if given else "the run settled by its own rule")
+                  + " before the flow was at rest, which moves the jump times (half the final ‖θ_j‖²) and the last "
+                  f"plateau: {'the check run' if rest is check else 'a rerun'} went on to τ = "
+                  f"{fmt_number(rest['extended_to'], 4)}, where it was at rest, and the bounds cover the difference"
+                  + ("; a longer --horizon gives tighter ones" if given else ""))
+    elif errors.get("jumps_reason"):
+        print(f"error bounds: {errors['jumps_reason']}; saved losses ≤ "
+              f"{fmt_number(max(errors.get('trajectory') or [0.0]), 3)}, final loss ≤ {fmt_number(errors['final_loss'], 3)}")
+    elif errors.get("reason"):
+        print(f"error bounds: none ({errors['reason']})")
+    stats = result.stats
+    print(f"events: {len(result.events)}; work: {stats.get('steps')} steps, {stats.get('nfev', '-')} field evaluations, "
+          f"{fmt_number(stats.get('wall_seconds'), 3)} s")
+    if "guard_digits" in stats:
+        print(f"precision: {stats['digits']} digits; the {stats['guard_digits']}-digit rerun differs by "
+              f"{fmt_number(stats['guard_discrepancy'])} (tolerance {fmt_number(stats['guard_tolerance'])})")
+    if "escalated_from" in stats:
+        first = stats["escalated_from"]
+        print(f"escalated from engine {first['engine']} ({first['status']}: {first['message']})")
