@@ -52,9 +52,19 @@ RUN_FILES = ("numerics/paper_a_regime.py", "numerics/paper_a_training.py", "nume
              "numerics/network.py", "numerics/initializations.py")
 
 
+# Top-level definitions of RUN_FILES that a regime run does not execute (they store runs, or run the other sweep of
+# paper_a_training): left out of the code key, so that an edit of bookkeeping (33d731b removed a repair of cut lines
+# from RegimeJournal and threshold_sweep) does not discard finished runs.
+NOT_RUN_CODE = ("RegimeJournal", "run_code", "_code_of", "NOT_RUN_CODE", "threshold_sweep")
+
+
 def _code_of(source: str) -> str:
-    """The module's syntax tree without docstrings (comments are not in the tree): what runs, not how it reads."""
+    """The module's syntax tree without docstrings (comments are not in the tree) and without the top-level
+    definitions of NOT_RUN_CODE: what computes a run, not how it reads or how it is stored."""
     tree = ast.parse(source)
+    tree.body = [node for node in tree.body if getattr(node, "name", None) not in NOT_RUN_CODE
+                 and not (isinstance(node, ast.Assign) and any(getattr(t, "id", None) in NOT_RUN_CODE
+                                                               for t in node.targets))]
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
@@ -64,14 +74,17 @@ def _code_of(source: str) -> str:
     return ast.dump(tree)
 
 
-def run_code() -> dict:
-    """The journal's code key: SHA-256 over the syntax trees (docstrings and comments left out) of the files a run
-    depends on (RUN_FILES), not over the whole package: a rerun keeps its finished runs across edits elsewhere and
-    edits of wording, and recomputes them after any change of these files' code."""
+def run_code(read=None) -> dict:
+    """The journal's code key: SHA-256 over the syntax trees (docstrings, comments and NOT_RUN_CODE left out) of the
+    files a run depends on (RUN_FILES), not over the whole package: a rerun keeps its finished runs across edits
+    elsewhere and edits of wording, and recomputes them after any change of these files' code. ``read(rel)``: the
+    text of a file (default: the working tree), e.g. a file at an earlier commit, to tell whether a journal written
+    then holds the runs of today's code (docs/scale_runs.md, paper A regime, the journal's key)."""
     root = Path(__file__).resolve().parent.parent
+    read = read or (lambda rel: (root / rel).read_text(encoding="utf-8"))
     digest = hashlib.sha256()
     for rel in RUN_FILES:
-        code = _code_of((root / rel).read_text(encoding="utf-8")).encode()
+        code = _code_of(read(rel)).encode()
         digest.update(f"{rel}\0{len(code)}\0".encode())
         digest.update(code)
     return {"paper_a_regime_ast_sha256": digest.hexdigest()}
@@ -177,10 +190,10 @@ class RegimeJournal:
                 if all(row["point"].get(k) == v for k, v in proto.items())
                 and (inits or not row["point"].get("init"))]
 
-    def ensure(self, requests) -> list[dict]:
+    def ensure(self, requests, *, max_pairs: int | None = None) -> list[dict]:
         """Train the runs of ``requests`` ((d, n, seed, m) or (d, n, seed, m, init) tuples) not yet in the journal, one
-        batch per (d, m) on the executor of `numerics.executor`, appending each batch's runs as it ends; return all rows
-        of this protocol."""
+        batch per (d, m) (of at most ``max_pairs`` runs: a stopped sweep loses only the batch under way) on the
+        executor of `numerics.executor`, appending each batch's runs as it ends; return all rows of this protocol."""
         from .executor import current_executor
         from .sweep import point_key
 
@@ -189,7 +202,9 @@ class RegimeJournal:
         for d, n, seed, m, *init in requests:
             if point_key(self._point(d, n, seed, m, *init)) not in done:
                 groups.setdefault((d, m), set()).add((n, seed, init[0] if init else 0))
-        tasks = [(d, m, sorted(pairs), self.proto) for (d, m), pairs in sorted(groups.items())]
+        step = max_pairs or max(len(p) for p in groups.values()) if groups else 1
+        tasks = [(d, m, sorted(pairs)[i:i + step], self.proto) for (d, m), pairs in sorted(groups.items())
+                 for i in range(0, len(pairs), step)]
         for finished, (k, rows) in enumerate(current_executor().map_unordered(_task, tasks), 1):
             d, m, pairs = tasks[k][:3]
             for (n, s, i), row in zip(pairs, rows, strict=True):

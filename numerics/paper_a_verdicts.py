@@ -172,17 +172,73 @@ def regime_grid(d: int, n_max: int) -> list[int]:
     return [n for n in REGIME_GRID if 2 * d <= n <= n_max]
 
 
-def regime_sweep(path, ds_nmax: dict, seeds, *, progress: bool = True, depth: int = LADDER_DEPTH, **protocol):
-    """Run the width ladder (`requests`) at every d (keys of ``ds_nmax``, n up to its value) until no run is wanted;
-    resumable (`numerics.paper_a_regime.RegimeJournal`). Returns (rows, point verdicts)."""
-    from .paper_a_regime import RegimeJournal
+# The extended budget (s29): a run still moving at REGIME_PROTOCOL's budget (10⁶ steps, t = 2·10⁴) is rerun, alone,
+# with 4× the steps and the flow time (two more doublings). Only the budget changes: the stationarity rule
+# (horizon "elapsed": over the run's own age, not over its budget) and the interpolation cut are the same, so a run
+# decided with the extended budget means what a run decided with the base budget means (its confirmation can only be
+# longer: it ends at min(4 t_s, max_time)). `check_extension` refuses any other change.
+EXTENDED_BUDGET = dict(max_steps=4_000_000, max_time=80_000.0)
 
+
+def check_extension(base: dict, extended: dict) -> None:
+    """An extended budget may raise max_steps and max_time and change nothing else (a decided run must mean the
+    same); else RelucheckInputError."""
+    from .errors import RelucheckInputError
+
+    other = sorted(set(extended) - {"max_steps", "max_time"})
+    lower = [k for k in ("max_steps", "max_time") if k in extended and k in base and extended[k] < base[k]]
+    if other or lower:
+        raise RelucheckInputError(f"an extended budget may only raise max_steps and max_time; got changes of "
+                                  f"{other + lower}")
+
+
+def merge_budgets(base_rows, extended_rows) -> list[dict]:
+    """One row per (d, n, seed, m, init): the extended-budget run where there is one (it continues the same run
+    further), else the base one; each marked with ``budget`` = "base" / "extended"."""
+    out = {}
+    for tier, rows in (("base", base_rows), ("extended", extended_rows)):
+        for r in rows:
+            out[(r["d"], r["n"], r["seed"], r["m"], r.get("init", 0))] = {**r, "budget": tier}
+    return list(out.values())
+
+
+def extension_requests(d: int, ns, seeds, rows, depth: int = LADDER_DEPTH) -> list[tuple]:
+    """The (d, n, seed, m) runs to rerun with the extended budget: among the two widest runs of a seed left undecided
+    because a run was still moving, those that ran with the base budget only."""
+    runs = _index(rows)
+    want = []
+    for n in ns:
+        for s in seeds:
+            by_m = runs.get((d, n, s), {})
+            top = [m for m in ladder(d, n, depth) if m in by_m][-2:]
+            want += [(d, n, s, m) for m in top
+                     if run_verdict(by_m[m]) == "undecided" and by_m[m].get("budget", "base") == "base"]
+    return want
+
+
+def regime_sweep(path, ds_nmax: dict, seeds, *, progress: bool = True, depth: int = LADDER_DEPTH, extend=None,
+                 extended_budget: dict = EXTENDED_BUDGET, **protocol):
+    """Run the width ladder (`requests`) at every d (keys of ``ds_nmax``, n up to its value) until no run is wanted,
+    then, for n ≤ extend[d] (``extend``: {d: n_max}, none by default), rerun the runs still moving with the extended
+    budget (`extension_requests`), and the ladder again on the merged runs (`merge_budgets`); resumable
+    (`numerics.paper_a_regime.RegimeJournal`: the two budgets are two protocols of one journal). Returns (rows,
+    point verdicts)."""
+    from .paper_a_regime import REGIME_PROTOCOL, RegimeJournal
+
+    check_extension({**REGIME_PROTOCOL, **protocol}, extended_budget)
     journal = RegimeJournal(path, progress=progress, **protocol)
-    rows = journal.rows()
+    longer = RegimeJournal(path, progress=progress, **{**protocol, **extended_budget})
+    rows = merge_budgets(journal.rows(), longer.rows())
     for d, n_max in ds_nmax.items():
         while True:
             want = requests(d, regime_grid(d, n_max), seeds, rows, depth)
-            if not want:
-                break
-            rows = journal.ensure(want)
+            if want:
+                journal.ensure(want)
+            else:
+                want = extension_requests(d, regime_grid(d, min(n_max, (extend or {}).get(d, 0))), seeds, rows,
+                                          depth)
+                if not want:
+                    break
+                longer.ensure(want, max_pairs=len(seeds))  # one n at a time: these runs are the long ones
+            rows = merge_budgets(journal.rows(), longer.rows())
     return rows, point_verdicts(rows, seeds, depth)
