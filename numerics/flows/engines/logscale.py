@@ -38,6 +38,7 @@ from ..engine import Domain, Engine, Stepper, View, poll
 from ..registry import register
 from ..events import Watch
 from ..vouch import CHECK_FACTOR, review_by_rerun
+from .active_set import ActiveSet, CompressedDense, eligible
 
 RTOL, ATOL = 1e-10, 1e-12
 # The residual of a fitted datum decays at a rate ∝ ln(1/λ)·‖θ_j‖², a stiff mode that an explicit step keeps at the
@@ -64,7 +65,7 @@ _MAX_RTOL_REASON = (f"above {MAX_RTOL:g} the error on the residuals ({STIFF_NOIS
 
 
 class LogScaleStepper(Stepper):
-    def __init__(self, problem, basis: Basis, rho0, Phi0, *, rtol, atol, max_step, balanced_signs=None):
+    def __init__(self, problem, basis: Basis, rho0, Phi0, *, rtol, atol, max_step, balanced_signs=None, compress=True):
         self.problem, self.basis = problem, basis
         self.balanced = balanced_signs is not None  # then the state holds ρ_j and ψ_j = w_j/‖w_j‖ only (docstring)
         if self.balanced:
@@ -86,6 +87,8 @@ class LogScaleStepper(Stepper):
         self.dense_outputs = 0
         self._last = self._view = (None, None, None)
         self._on_kinks = {}
+        self.active = None  # the segment's compressed form (`active_set`), when it applies
+        self.compress = compress
 
     # state ------------------------------------------------------------------------------------------------
     def _parts(self, y):
@@ -229,20 +232,24 @@ class LogScaleStepper(Stepper):
             from scipy.integrate import DOP853  # here: listing the engines does not import scipy.integrate (0.3 s)
 
             first = min(self.last_h, t_stop - self.t) if self.last_h else None
-            self.solver = DOP853(self._rhs, self.t, self.y, t_stop, rtol=self.rtol, atol=self.atol,
-                                 max_step=self.max_step, first_step=first)
+            self.active = ActiveSet(self, self.pattern, EXP_CAP) if self.compress and eligible(self, self.pattern) else None
+            fun, y0 = (self.active.rhs, self.active.compress(self.y)) if self.active else (self._rhs, self.y)
+            self.solver = DOP853(fun, self.t, y0, t_stop, rtol=self.rtol, atol=self.atol, max_step=self.max_step,
+                                 first_step=first)
         message = self.solver.step()
         if self.solver.status == "failed":
             return message or "step size became too small"
         self.t_old, self.t = self.solver.t_old, self.solver.t
         self.last_h = self.t - self.t_old
-        self.y = self.solver.y
+        self.y = self.active.expand(self.solver.y) if self.active else self.solver.y
         self.dense = None
         return None
 
     def _dense(self):
         if self.dense is None:
             self.dense = dense_of(self.solver)
+            if self.active:
+                self.dense = CompressedDense(self.dense, self.active)
             self.dense_outputs += 1
         return self.dense
 

@@ -98,8 +98,8 @@ class TaylorStepper(Stepper):
                 self.X_inputs, self.W_perp = X, lam * (W_hat - C @ X)
                 # ‖w_j^⊥‖² = ‖w_j(0)‖² − Σ_i Z_ij(0)², so that ‖w_j(0)‖ = λ‖ŵ_j‖ exactly (inputs orthonormal only to
                 # float64 rounding make ‖W_perp_j‖² differ from it at that rounding; `arb_enclosure` uses the same)
-                self.perp2 = np.array([lam * lam * (mpmath.fdot(w, w) - mpmath.fdot(c, c)) for w, c in zip(W_hat, C, strict=True)],
-                                      dtype=object)
+                self.perp2 = np.array([lam * lam * (mpmath.fdot(w, w) - mpmath.fdot(c, c))
+                                       for w, c in zip(W_hat, C, strict=True)], dtype=object)
                 self.prob = TaylorProblem(np.eye(self.n), problem.labels, self.conv, T)
                 self.W, self.Z = None, (lam * C).T.copy()
             else:
