@@ -18,9 +18,11 @@ A task function must be importable by name (a module-level function) for ``proce
 receives one argument. `Executor.map_unordered` also takes ``prepare`` (run once per worker before its tasks),
 ``limit`` (a task's time limit in seconds, from the task) and ``on_lost`` (the stand-in result of a task whose
 worker died or was killed: the process pool calls it for a dead or overrunning worker, Dask for a task that
-killed its workers, ``KilledWorker``; serially a task cannot be lost). The limit only backs up the task's own
-(`numerics.time_limit`): the pool kills a worker still running `process_pool.GRACE` seconds past it; Dask
-cannot stop a running task. Tasks are the caller's to make reproducible: every relucheck task carries its seed.
+killed its workers, ``KilledWorker``; serially a task cannot be lost) and, where ``places_by_affinity`` is true (the
+process pool), ``affinity`` (task → a key or None: the tasks of one key run in one worker process, which computes
+what they share once, `numerics.process_pool.WorkerPool.map_unordered`; elsewhere it is not used). The limit only
+backs up the task's own (`numerics.time_limit`): the pool kills a worker still running `process_pool.GRACE` seconds
+past it; Dask cannot stop a running task. Tasks are the caller's to make reproducible: every relucheck task carries its seed.
 `current_executor` / `use_executor` let the command line choose the executor for every sweep below it
 without threading it through each figure function.
 """
@@ -54,9 +56,11 @@ class Executor:
 
     kind = "serial"
     workers = 1
+    places_by_affinity = False  # whether map_unordered takes ``affinity`` (module docstring)
 
     def map_unordered(self, fn: Callable, tasks: Iterable, *, prepare: Callable | None = None,
-                      limit: Callable | None = None, on_lost: Callable | None = None) -> Iterator[tuple[int, object]]:
+                      limit: Callable | None = None, on_lost: Callable | None = None,
+                      affinity: Callable | None = None) -> Iterator[tuple[int, object]]:
         if prepare is not None:
             prepare()
         for k, task in enumerate(tasks):
@@ -86,12 +90,13 @@ class ProcessExecutor(Executor):
     """A pool of ``workers`` local processes (`numerics.process_pool`, started on first use)."""
 
     kind = "process"
+    places_by_affinity = True
 
     def __init__(self, workers: int | None = None):
         self.workers = available_cores() if workers is None else workers
         self._pool = None
 
-    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None):
+    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None, affinity=None):
         from .process_pool import WorkerPool
 
         tasks = list(tasks)
@@ -101,7 +106,7 @@ class ProcessExecutor(Executor):
             self._pool = WorkerPool(self.workers)
         pool = self._pool
         try:
-            yield from pool.map_unordered(fn, tasks, prepare=prepare, limit=limit, on_lost=on_lost)
+            yield from pool.map_unordered(fn, tasks, prepare=prepare, limit=limit, on_lost=on_lost, affinity=affinity)
         except BaseException:  # Ctrl-C, an error, or the consumer stopped early: stop the workers now
             pool.terminate()
             if self._pool is pool:
@@ -182,10 +187,10 @@ class DaskExecutor(Executor):
                                           f"({type(exc).__name__}: {exc})") from None
         return self._client
 
-    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None):
-        """As `Executor.map_unordered`; ``prepare`` and ``limit`` are not used (each task loads what it needs, and a
-        running Dask task cannot be stopped); a task that killed its workers (``KilledWorker``, after the
-        scheduler's retries) is handed to ``on_lost``."""
+    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None, affinity=None):
+        """As `Executor.map_unordered`; ``prepare``, ``limit`` and ``affinity`` are not used (each task loads what it
+        needs, a running Dask task cannot be stopped, and Dask places tasks itself); a task that killed its workers
+        (``KilledWorker``, after the scheduler's retries) is handed to ``on_lost``."""
         from distributed import KilledWorker, as_completed
 
         from .process_pool import TaskLost

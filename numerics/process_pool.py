@@ -135,6 +135,25 @@ class _Worker:
         return f"exit status {code}"
 
 
+def _next_task(pending: deque, w, owners: dict, affinity) -> tuple | None:
+    """Take the task worker ``w`` starts next from ``pending``: the first whose affinity key is None, unowned or
+    owned by ``w`` (``w`` then owns the key), or None if every pending task belongs to another live worker: ``w``
+    waits rather than compute again what that worker holds (the tasks of a key after its first are the cheap ones,
+    once the first computed what they share). A worker that died leaves its keys to the next worker that takes one
+    (`WorkerPool._replace` starts a new worker object)."""
+    if affinity is None:
+        return pending.popleft()
+    for q, (index, task) in enumerate(pending):
+        key = affinity(task)
+        owner = owners.get(key)
+        if key is None or owner is None or owner is w or owner.process.exitcode is not None:
+            if key is not None:
+                owners[key] = w
+            del pending[q]
+            return index, task
+    return None
+
+
 def _kill(workers: list) -> None:
     """SIGKILL every worker, then wait for them (bounded; not cut by an interrupt); also registered with atexit while
     workers run."""
@@ -159,10 +178,15 @@ class WorkerPool:
         self._at_exit = functools.partial(_kill, self._workers)  # multiprocessing's own exit hook would wait forever
         atexit.register(self._at_exit)  # for workers that ignore SIGTERM: kill them first (atexit runs in LIFO order)
 
-    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None):
+    def map_unordered(self, fn, tasks, *, prepare=None, limit=None, on_lost=None, affinity=None):
         """Yield ``(index, fn(task))`` as tasks finish. A lost task yields ``(index, on_lost(task, TaskLost))``, or
-        raises the `TaskLost` without ``on_lost``; an exception raised by ``fn`` in a worker is raised here."""
+        raises the `TaskLost` without ``on_lost``; an exception raised by ``fn`` in a worker is raised here.
+
+        Tasks start in the given order, each on the first free worker, except that with ``affinity`` (task → a
+        hashable key or None) the tasks of one key run on the worker that started the first of them, while it lives
+        (`_next_task`), so that what they share in memory (memoized runs) is computed once."""
         pending = deque(enumerate(tasks))
+        owners = {}  # affinity key → the worker that started its first task
         atexit.unregister(self._at_exit)
         atexit.register(self._at_exit)
         while len(self._workers) < min(self.size, len(pending)):
@@ -176,7 +200,10 @@ class WorkerPool:
                     if w.process.exitcode is not None:  # ended while idle (killed from outside): no task lost
                         self._replace(w, prepare)
                         continue
-                    index, task = pending.popleft()
+                    taken = _next_task(pending, w, owners, affinity)
+                    if taken is None:  # every pending task waits for another worker (affinity)
+                        continue
+                    index, task = taken
                     seconds = None if limit is None else limit(task)
                     w.state, w.job, w.started = "busy", (index, task, seconds), time.monotonic()
                     w.deadline = None if seconds is None else w.started + seconds + GRACE

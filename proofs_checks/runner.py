@@ -60,18 +60,46 @@ DEFAULT_TIME_LIMIT = 600.0
 FULL_SUITE_TIME_LIMIT = 3600.0
 
 # Where a run's tasks start on a pool (issue 22, item 5): the longest first, so that the longest check is not the last
-# to start (longest-processing-time-first). The costs are the CPU seconds of the default suite's longest checks, one
-# after another in one process (2-core machine shared with other jobs, 2026-11-26, after the B.remC2 speed-up); the
-# other checks (each ≤ 1.4 s there) and plugins' checks count as 0 and keep their id order after these. A stale cost only
-# changes which check starts when: the records, and their order in the results, do not depend on it.
+# to start (longest-processing-time-first). The costs are CPU seconds of the default suite's longest checks, each in its
+# own process forked from one that loaded every check module, as a pool worker is (`python -m bench.suite_schedule`,
+# 2-core machine shared with other jobs, load 3, 2026-11-27); the other checks (each ≤ 0.9 s there) and plugins' checks
+# count as 0 and keep their id order after these. A stale cost only changes which check starts when: the records, and
+# their order in the results, do not depend on it.
 EXPECTED_SECONDS = {
-    "B.remC2.float64_vs_mpmath_general_data": 17.5,
-    "B.prop2.paper_closed_form": 4.5,
-    "A.corD.1.tail": 4.1,
-    "B.prop2.corrected_closed_form": 2.6,
-    "C.def1.gd_limit_general_data": 2.4,
-    "C.hyp1.exponent_tracking": 1.7,
+    "B.remC2.float64_vs_mpmath_general_data": 12.0,
+    "C.def1.gd_limit_general_data": 1.9,
+    "C.hyp1.exponent_tracking": 1.5,
+    "B.prop2.paper_closed_form": 1.25,
+    "C.thm2.mpmath_vs_float64_jump_times": 1.2,
+    "C.thm2.first_jump_constant_mpmath": 1.2,
+    "B.prop2.corrected_closed_form": 1.2,
+    "C.thm2.first_jump_constant": 1.1,
+    "C.prop2.interpolation_probability": 1.0,
 }
+
+# Checks that share memoized runs (a module-level functools cache): on a pool, the checks of a group run in the worker
+# that started the first of them (`numerics.process_pool`, affinity), which computes the shared runs once, as a serial
+# run does. The groups and the CPU seconds of their members, alone → after the earlier members of the group (each
+# alone in a forked process, then in id order in one process; `python -m bench.suite_schedule --sharing` names the
+# memoized functions each check computes and reuses):
+# * paper C's flows of the named instances (`paper_c_runs.flow_of`): C.thm2.jump_times 1.5 → 0.1, C.lem9 1.1 → 0.01,
+#   C.hyp1.state_after_each_jump, C.lem1, C.thm2.fitted_sets, C.thm1.one_neuron_per_saddle 0.5–0.6 → 0.01 each,
+#   C.lem3.sign_decoupling 0.75 → 0.4; C.hyp1.exponent_tracking and C.thm2.first_jump_constant compute them;
+# * paper A's GD runs (`paper_a_dynamics.early_runs`, `limit_runs`): A.lemF.4.escape_time 0.37 → 0.01 after
+#   A.lemF.2.alignment; A.thm4.1.two_piece_limit 0.38 → 0.01 and A.thm4.1.spurious 0.55 → 0.18 after
+#   A.lemF.3.cone_invariance;
+# * paper B's transition-time ladders (`paper_b_limit.ladders`): B.thm2.transition_time_limit 0.8 → 0.01 after
+#   B.thm2.transition_time_first_order.
+# A stale group costs time, never a record: a check computes what it does not find.
+SHARED_RUNS = (
+    ("C.hyp1.exponent_tracking", "C.thm2.first_jump_constant", "C.thm2.jump_times", "C.lem9.final_parameters",
+     "C.hyp1.state_after_each_jump", "C.lem1.saddle_losses", "C.thm2.fitted_sets", "C.thm1.one_neuron_per_saddle",
+     "C.lem3.sign_decoupling"),
+    ("A.lemF.2.alignment", "A.lemF.4.escape_time"),
+    ("A.lemF.3.cone_invariance", "A.thm4.1.two_piece_limit", "A.thm4.1.spurious"),
+    ("B.thm2.transition_time_first_order", "B.thm2.transition_time_limit"),
+)
+_GROUP_OF = {cid: group[0] for group in SHARED_RUNS for cid in group}
 
 
 def time_limit_of(chk: Check, check_timeout: float | None = None) -> float:
@@ -202,6 +230,11 @@ def start_order(checks: list[Check]) -> list[int]:
     return sorted(range(len(checks)), key=lambda k: -EXPECTED_SECONDS.get(checks[k].id, 0.0))
 
 
+def shared_runs_of(task) -> str | None:
+    """The affinity key of a pool task (`check_task`'s argument): its check's group in `SHARED_RUNS`, else None."""
+    return _GROUP_OF.get(task[0])
+
+
 def record_ids(checks: list[Check], mutate: bool) -> list[str]:
     """The ids of the records a run produces, in run order: each check, then its mutant with ``mutate``."""
     return [rid for chk in checks for rid in ([chk.id, chk.id + ".mutant"] if mutate else [chk.id])]
@@ -255,8 +288,9 @@ def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, prog
     Records whose id is in ``skip`` (e.g. already in a journal) are not run. ``on_record`` receives each
     record as soon as it is computed (the run journal appends it to disk there), in the order they finish.
     ``executor`` (`numerics.executor`; serial by default) runs one task per check: a check and its mutant run
-    in the same task; a pool starts them longest first (`start_order`). Other executors than serial look checks up
-    by id in their workers, which first load ``plugins`` (the ``--checks`` specs). ``check_timeout`` replaces every
+    in the same task; a pool starts them longest first (`start_order`), the checks of a group of `SHARED_RUNS` in one
+    worker. Other executors than serial look checks up by id in their workers, which first load ``plugins`` (the
+    ``--checks`` specs). ``check_timeout`` replaces every
     record's default time limit (`time_limit_of`); on the process pool, a task (a check and its mutant) whose
     worker is still running past the sum of its records' limits plus `numerics.process_pool.GRACE` is killed and
     its records are ERRORs.
@@ -280,7 +314,8 @@ def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, prog
             check_task, [(work[k][0].id, seed, work[k][1], tuple(plugins), check_timeout) for k in order],
             prepare=functools.partial(prepare_worker, tuple(plugins)),
             limit=lambda task: len(task[2]) * time_limit_of(by_id[task[0]], check_timeout),
-            on_lost=functools.partial(_lost_task, by_id))
+            on_lost=functools.partial(_lost_task, by_id),
+            **({"affinity": shared_runs_of} if getattr(executor, "places_by_affinity", False) else {}))
         finished = ((order[q], records) for q, records in started)
     by_task = {}
     for k, records in finished:
