@@ -102,6 +102,14 @@ class Watch:
         out = np.where(self.codes == _Z_ROWS[0], z, -z) if Z.dtype != object else \
             np.array([v if c == _Z_ROWS[0] else -v for v, c in zip(z, self.codes, strict=True)], dtype=object)
         exits = np.flatnonzero(self.codes > max(_Z_ROWS))
+        if not exits.size:
+            return out
+        if out.dtype != object and np.asarray(V).dtype != object and np.asarray(r).dtype != object:  # float64: at once
+            ie = i[exits]
+            v = V[ie, j[exits]]
+            down = self.codes[exits] == KINDS.index(EventKind.LEAVE_DOWN)
+            out[exits] = self.signs[exits] * np.where(down, v, r[ie] - v)
+            return out
         for q in exits:
             v = V[i[q], j[q]]
             out[q] = self.signs[q] * (v if KINDS[self.codes[q]] is EventKind.LEAVE_DOWN else r[i[q]] - v)

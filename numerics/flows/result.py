@@ -177,6 +177,23 @@ class FlowResult:
 
 def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FRACTION) -> list[Jump]:
     """The jump rule of the module docstring, on a run's `NormTrack` and final float64 parameters (a, W)."""
+    return [Jump(float(tau), j, tuple(fitted_points(X, y, a, W, j)), exact=tau)
+            for tau, j in jump_times(track, y, active_fraction=active_fraction)]
+
+
+def cut(track: NormTrack, end, values) -> NormTrack:
+    """The track as a run that ended at ``end`` (inside it) with ln‖θ_j(end)‖ = ``values`` would have it: its steps
+    before ``end``, then a last one to ``end`` (linear in ln‖θ_j‖: its slopes at ``end`` are not known)."""
+    k = int(np.searchsorted(np.asarray(track.t, dtype=float), float(end)))
+    out = NormTrack()
+    out.t, out.values, out.slopes = list(track.t[:k]), list(track.values[:k]), list(track.slopes[:k])
+    out.exact = {q: f for q, f in track.exact.items() if q < k}
+    out.append(end, values, None)
+    return out
+
+
+def jump_times(track: NormTrack, y, *, active_fraction: float = ACTIVE_FRACTION) -> list[tuple]:
+    """(τ, neuron) of every jump by the rule of the module docstring, on a run's `NormTrack`, in time order."""
     final = np.array([float(v) for v in track.values[-1]])
     start = np.array([float(v) for v in track.values[0]])
     if final.size == 0 or not np.isfinite(final.max()):
@@ -194,8 +211,8 @@ def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FR
             continue  # it did not grow past half its final size after the start
         tau = track.first_crossing(int(j), level)
         if tau is not None and float(tau) > float(track.t[0]):
-            out.append(Jump(float(tau), int(j), tuple(fitted_points(X, y, a, W, int(j))), exact=tau))
-    return sorted(out, key=lambda jp: jp.tau)
+            out.append((tau, int(j)))
+    return sorted(out, key=lambda q: float(q[0]))
 
 
 def _half_log2(value):
