@@ -277,7 +277,8 @@ def widen_to_rest(result, problem, rerun, changes: dict, *, eps: float) -> None:
     started = time.perf_counter()
     rest = rerun(problem=check_problem(problem, result, extend=True), save_params=False,
                  **check_options(problem, result), **changes)
-    rest = at_saved_times(result, as_seen_at_the_end(result, rest))
+    moved = moved_at_rest(result, rest, problem.labels)
+    rest = at_saved_times(result, as_seen_at_the_end(result, rest, run_neurons_only=moved is not None))
     result.stats["rest_seconds"] = time.perf_counter() - started
     if rest.status is Status.BUDGET:
         result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the run to rest ({rest.message})"
@@ -295,6 +296,8 @@ def widen_to_rest(result, problem, rerun, changes: dict, *, eps: float) -> None:
         result.errors[key] = (np.asarray(result.errors[key]) + np.asarray(at_end[key])).tolist()
     if result.errors["rest"]["extended_status"] != "settled":
         not_at_rest(result, result.errors["rest"]["extended_to"])
+    elif moved is not None:
+        not_at_rest(result, result.errors["rest"]["extended_to"], moved)
 
 
 def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method: str, rtol: float = 0.0):
