@@ -60,7 +60,7 @@ def seed_verdict(d: int, n: int, by_m: dict, depth: int = LADDER_DEPTH) -> dict:
     of each run) and ``want``: the next width to run, or None."""
     widths = [m for m in ladder(d, n, depth) if m in by_m]
     evidence = [dict(m=m, verdict=run_verdict(by_m[m]), ratio=by_m[m]["ratio"], time=by_m[m]["time"],
-                     status=by_m[m]["status"]) for m in widths]
+                     status=by_m[m]["status"], budget=by_m[m].get("budget", "base")) for m in widths]
     full = ladder(d, n, depth)
     missing = [m for m in full[:2] if m not in by_m]
     if missing:

@@ -38,8 +38,8 @@ def _evidence(v) -> str:
     """Per seed: its verdict and, per width, m: L/L_OLS (status letter) at flow time t."""
     parts = []
     for s, sv in v["seeds"].items():
-        runs = ", ".join(f"m = {e['m']}: {e['ratio']:.3g} ({e['status'][0]}, t = {e['time']:.0f})"
-                         for e in sv["evidence"])
+        runs = ", ".join(f"m = {e['m']}: {e['ratio']:.3g} ({e['status'][0]}, t = {e['time']:.0f}"
+                         + (", extended budget)" if e.get("budget") == "extended" else ")") for e in sv["evidence"])
         parts.append(f"seed {s}: {sv['verdict']} [{runs}]")
     return "; ".join(parts)  # no "|": the evidence sits in Markdown table cells
 
@@ -57,7 +57,7 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
                  cfg: dict = REGIME) -> list[Path]:
     seeds = tuple(seed + s for s in cfg["seeds"])
     rows, verdicts = regime_sweep(out / "sweeps" / f"paper_a_regime_seed{seed}.jsonl", cfg["ds_nmax"], seeds,
-                                  **cfg.get("protocol", {}))
+                                  extend=cfg.get("extend"), **cfg.get("protocol", {}))
     ds = sorted(cfg["ds_nmax"])
     brackets = {d: bracket(verdicts, d) for d in ds}
     table = []
@@ -80,7 +80,8 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
     caption = ("Paper A, optimization threshold as a bracket per d: the largest n of the grid that interpolates and "
                "the smallest that does not, each decided by a strict majority of seeds whose two widest runs "
                "(widths 4× apart, m(d + 1) ≥ 4n) agree and are interpolating (L ≤ 10⁻³ L_OLS) or stationary by the "
-               "rule of numerics/paper_a_regime.py; runs still moving at their budget leave a seed undecided.")
+               "rule of numerics/paper_a_regime.py; runs still moving at their budget (10⁶ steps, flow time 2·10⁴; where "
+               "the run says \"extended budget\", rerun with 4× both, the same rule) leave a seed undecided.")
     paths = write_table(["d", "largest interpolating n", "smallest non-interpolating n", "inconclusive n between",
                          "evidence (widths, L/L_OLS, flow time)"], table, out / "paper_a_regime_threshold",
                         caption=caption)
