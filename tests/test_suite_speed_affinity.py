@@ -89,3 +89,20 @@ def test_a_group_pooled_gives_the_serial_records(pattern):
         ja, jb = a.to_json(), b.to_json()
         ja.pop("seconds"), jb.pop("seconds")
         assert ja == jb, a.id
+
+
+def _frozen(task):
+    import gc
+
+    return gc.get_freeze_count()
+
+
+def test_a_forked_worker_starts_with_the_parents_objects_out_of_the_collectors_reach():
+    import gc
+
+    pool = WorkerPool(1, start="fork")
+    try:
+        frozen = dict(pool.map_unordered(_frozen, [0]))[0]
+    finally:
+        pool.close()
+    assert frozen > 0 and gc.get_freeze_count() == 0  # the worker's heap frozen; this process's given back
