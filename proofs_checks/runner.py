@@ -89,7 +89,11 @@ EXPECTED_SECONDS = {
 #   A.lemF.2.alignment; A.thm4.1.two_piece_limit 0.38 → 0.01 and A.thm4.1.spurious 0.55 → 0.18 after
 #   A.lemF.3.cone_invariance;
 # * paper B's transition-time ladders (`paper_b_limit.ladders`): B.thm2.transition_time_limit 0.8 → 0.01 after
-#   B.thm2.transition_time_first_order.
+#   B.thm2.transition_time_first_order;
+# * paper B's transition windows (`paper_b_transitions._windows`, 0.35 s) of B.thm2.transition_times and
+#   B.thm2.window_constant, and the golden example's arb enclosure and mpmath run (`high_precision_arb.
+#   _enclosure_and_reference`, 0.7 s) of C.prop1.arb_certified_trajectory and C.thm2.arb_certified_jump_time: each
+#   check computed them for itself before they were memoized.
 # A stale group costs time, never a record: a check computes what it does not find.
 SHARED_RUNS = (
     ("C.hyp1.exponent_tracking", "C.thm2.first_jump_constant", "C.thm2.jump_times", "C.lem9.final_parameters",
@@ -98,6 +102,8 @@ SHARED_RUNS = (
     ("A.lemF.2.alignment", "A.lemF.4.escape_time"),
     ("A.lemF.3.cone_invariance", "A.thm4.1.two_piece_limit", "A.thm4.1.spurious"),
     ("B.thm2.transition_time_first_order", "B.thm2.transition_time_limit"),
+    ("B.thm2.transition_times", "B.thm2.window_constant"),
+    ("C.prop1.arb_certified_trajectory", "C.thm2.arb_certified_jump_time"),
 )
 _GROUP_OF = {cid: group[0] for group in SHARED_RUNS for cid in group}
 

@@ -3,6 +3,8 @@ form in mpmath (spec B §2.10, §2.7; checks B28–B30). Findings follow the con
 docs/paper_b.md: the prediction is the corrected statement, the mutant the paper's."""
 from __future__ import annotations
 
+import functools
+
 import mpmath
 
 from relucheck.theory import paper_b_closed_form as cf
@@ -40,7 +42,10 @@ def _crossing(level, n, p, D, rho0, N0):
     return (lo + hi) / 2
 
 
+@functools.cache
 def _windows(p=2, D=2, N0=1, rho0s=(1, "0.3")):
+    """{(ρ_0, log10 n): (t(ε), t(1 − ε), t_n)} on the exact group closed form at 60 digits; computed once per process
+    for the two checks that read it (`runner.SHARED_RUNS`), which never change it."""
     D, rho0s = mpmath.mpf(D), [mpmath.mpf(r) for r in rho0s]
     out = {}
     with mpmath.workdps(60):
