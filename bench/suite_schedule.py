@@ -1,18 +1,25 @@
 """The default suite's cost per check and the pool's schedule (issue 22, item 5: `relucheck run` under 20 s on 2 cores).
 
-Every check of the suite runs in its own process forked from one that has loaded every check module, as a pool worker
-is (`numerics.process_pool`), so that no check profits from another's memoized runs: printed is each check's CPU
-time (user + sys of its process, `resource.getrusage(RUSAGE_CHILDREN)`) and wall time, longest first. CPU time is what
-a check costs a worker whatever else the machine runs; wall time grows with the load. Then the process pool's
-schedule is simulated on ``--workers`` workers from these CPU times: the tasks start in `proofs_checks.runner`'s
-`start_order` and each goes to the first free worker; printed are the makespan (the longest worker's CPU seconds),
-the lower bounds max(longest check, total / workers), and the start order's place of every check.
+By default every check of the suite runs in its own process forked from one that has loaded every check module, as a
+pool worker is (`numerics.process_pool`), so that no check profits from another's memoized runs: printed is each
+check's CPU time (user + sys of its process and of the processes it forks, `resource.getrusage(RUSAGE_CHILDREN)`) and
+wall time, longest first. CPU time is what a check costs a worker whatever else the machine runs; wall time grows
+with the load. Then the pool's schedule is simulated on ``--workers`` workers from these CPU times (without the
+memoized runs a worker shares): the tasks start in `proofs_checks.runner.start_order`, each on the first free
+worker; printed are the makespan (the longest worker's CPU seconds) and the lower bound max(longest check, total /
+workers).
 
-``--groups`` also runs each group of `runner.SHARED_RUNS` (checks that share memoized runs) in one process, to
-show what a worker saves by running the group's checks one after another.
+* ``--serial``: every check one after another in one forked process, in id order, each one's CPU seconds (what
+  `relucheck run --executor serial` pays, the memoized runs of earlier checks reused);
+* ``--sharing``: as ``--serial``, and which memoized functions (functools caches) each check computes and reuses;
+  `runner.SHARED_RUNS` is read from it;
+* ``--pool [--rounds R]``: the suite on a `WorkerPool` as `relucheck run` starts it, without and with affinity
+  (`runner.SHARED_RUNS`), interleaved R times: each worker's CPU seconds (its tasks' and their children's), their
+  maximum (the makespan in CPU seconds, what an idle 2-core machine's wall time follows) and the wall time;
+* ``--groups``: each group of `runner.SHARED_RUNS` in one process against its checks apart.
 
-Run from the repository root: ``nice python -m bench.suite_schedule [--suite default] [--only PATTERN] [--workers 2]``.
-Nothing here is timed in a test; the figures depend on the machine.
+Run from the repository root: ``nice python -m bench.suite_schedule [--only PATTERN] [--workers 2] [MODE]``.
+Nothing here is timed in a test; the figures depend on the machine and its load.
 """
 from __future__ import annotations
 
@@ -77,9 +84,9 @@ def _serial(ids: list[str], seed: int, sharing: bool = False) -> int:
     if pid == 0:  # pragma: no cover - the child
         for cid in ids:
             before = {k: f.cache_info() for k, f in memoized().items()} if sharing else {}
-            start = time.process_time()
+            start = _own_and_children_cpu()
             status = run_check(get_check(cid), seed, in_worker=True).status.value
-            print(f"  {time.process_time() - start:7.2f} s CPU  {status:>12}  {cid}", flush=True)
+            print(f"  {_own_and_children_cpu() - start:7.2f} s CPU  {status:>12}  {cid}", flush=True)
             for k, f in memoized().items() if sharing else ():
                 info, old = f.cache_info(), before.get(k)
                 misses, hits = info.misses - (old.misses if old else 0), info.hits - (old.hits if old else 0)
@@ -91,13 +98,19 @@ def _serial(ids: list[str], seed: int, sharing: bool = False) -> int:
     return 0
 
 
+def _own_and_children_cpu() -> float:
+    """CPU seconds of this process and of its waited-for children (`numerics.budget`'s forked simplifications)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _timed_task(task):
-    """`runner.check_task` in a pool worker, with the worker's pid and the task's CPU seconds (time.process_time)."""
+    """`runner.check_task` in a pool worker, with the worker's pid and the task's CPU seconds (its children's too)."""
     from relucheck.proofs_checks.runner import check_task
 
-    start = time.process_time()
+    start = _own_and_children_cpu()
     records = check_task(task)
-    return os.getpid(), time.process_time() - start, [r.status.value for r in records]
+    return os.getpid(), _own_and_children_cpu() - start, [r.status.value for r in records]
 
 
 def _pool(checks, seed: int, workers: int, rounds: int) -> int:
@@ -145,7 +158,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--groups", action="store_true", help="also time each group of runner.SHARED_RUNS in one process")
     parser.add_argument("--serial", action="store_true", help="instead: every check one after another in one forked "
-                        "process (id order), each check's CPU time (time.process_time) printed")
+                        "process (id order), each check's CPU time (its forked children's too) printed")
     parser.add_argument("--pool", action="store_true", help="instead: run the suite on the process pool as `relucheck "
                         "run` does (start_order), with and without affinity (runner.SHARED_RUNS), --rounds times "
                         "interleaved; each worker's CPU seconds")
