@@ -54,9 +54,7 @@ def _assert_jumps_within(run, reference):
 # The static test (`settle.at_rest`) has float64-scale thresholds (the float64 engine's bounds, ≥ 5e-10 here, cover
 # the same motion: at horizon 7 float64 holds); the mpmath engine's guard bound is 10⁴ times smaller.
 # CLI: relucheck flow orth3.json --lam 1e-10 --engine mpmath --horizon 7 --json (and --horizon 30).
-@pytest.mark.xfail(strict=True, reason="mpmath τ₁ = 4.602037540380445 ± 8.0e-14 at horizon 6.9, 4.602037540393124 ± "
-                                       "8.0e-14 at 7, 4.602037540398462 ± 8.0e-14 settled; at rest 4.602037540400482 "
-                                       "± 8.0e-14 (ratios 126, 46, 13): static_at_end True, no widening")
+# Fixed: `numerics.flows.settle.jump_drift` (the motion left after the end a jump is read at, added to its bound).
 def test_mpmath_jump_time_read_at_an_end_that_counts_as_at_rest_is_within_its_bound():
     reference = solve(_orthonormal_3("1e-10", horizon=30.0), "mpmath", guard=True)
     assert reference.success and reference.errors["vouched"] and reference.errors["jumps"][0] < 1e-12
@@ -71,8 +69,7 @@ def test_mpmath_jump_time_read_at_an_end_that_counts_as_at_rest_is_within_its_bo
 # λ = 1e-10, rtol 1e-12, --horizon 6.9: static_at_end True (not extended), τ₁ = 4.602037540380117 ± 6.3e-12 against
 # the flow at rest 4.602037540400482 ± 8.0e-14 (mpmath, --horizon 30): 2.0e-11 apart, ratio 3.2 (--horizon 7: ratio
 # 1.2; --horizon 8: 0.05). At the default rtol 1e-10 the bound is 5.6e-10 and holds (ratio 0.03).
-@pytest.mark.xfail(strict=True, reason="float64 rtol 1e-12, horizon 6.9: τ₁ = 4.602037540380117 ± 6.3e-12 against "
-                                       "4.602037540400482 ± 8.0e-14 at rest (ratio 3.2); static_at_end True")
+# Fixed: `numerics.flows.settle.jump_drift` (the motion left after the end a jump is read at, added to its bound).
 def test_float64_at_its_tightest_tolerance_reads_its_jump_time_at_rest():
     reference = solve(_orthonormal_3("1e-10", horizon=30.0), "mpmath", guard=True)
     for horizon in (6.9, 7.0):
@@ -112,9 +109,7 @@ def _drawn_orthonormal(n, m, seed, lam, **kwargs) -> FlowProblem:
 #     2.4741248991014624 ± 4.9e-14: 4.6e-12 apart, ratio 47
 # (engine float64 settled: 19.678529136 ± 1.2e-6 and 2.4741248949 ± 8.8e-9, which hold). Of 14 drawn instances
 # (n = 3…6, m = 2…3, λ = 1e-10 and 1e-40) 5 broke, all at λ = 1e-10, ratios 2.1 to 104.
-@pytest.mark.xfail(strict=True, reason="mpmath settled: τ₁ = 19.67852971933944 ± 2.9e-13 against 19.678529719400554 ± "
-                                       "2.9e-13 at rest (ratio 104); 2.4741248990968474 ± 4.9e-14 against "
-                                       "2.4741248991014624 (ratio 47)")
+# Fixed: `numerics.flows.settle.jump_drift` (the motion left after the end a jump is read at, added to its bound).
 def test_mpmath_settled_jump_times_are_read_at_rest():
     for n, m, seed in ((6, 2, 7), (6, 3, 6)):
         reference = solve(_drawn_orthonormal(n, m, seed, "1e-10", horizon=60.0), "mpmath", guard=True)

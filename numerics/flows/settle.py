@@ -96,3 +96,34 @@ def static(run, settle_rtol: float, window: float = SETTLE_DELAY, noise: float =
     if np.any(np.abs(rates[grown]) > settle_rtol + 2 * c * float((r_error * run.X_norms).sum())):
         return None
     return grown
+
+
+def jump_drift(track, jumps, window: float) -> list[float]:
+    """How far each jump time can still move after the end of ``track`` (the run whose end the jumps were read at):
+    the jump rule reads τ_j where ln‖θ_j‖ crosses its *final* value − ln2/2, so a final value that still moves by Δ_j
+    moves the crossing by Δ_j / (d ln‖θ_j‖/dτ at the crossing). Δ_j = |rate at the end| / κ_j, κ_j the rate's decay
+    over the last ``window`` (exponential convergence to a minimum); where the rate does not decay (a rate at the
+    noise level), the rate times the end time. A run "at rest" by `at_rest` has rates below about 1e-9: a float64 bound
+    covers that motion, the mpmath engine's or one at rtol 1e-12 need not (red team, session 29: jump times 2e-11 from
+    the flow at rest against bounds of 8e-14 and 6.3e-12). inf where the crossing does not rise."""
+    t = np.array([float(v) for v in track.t])
+    end = t[-1]
+    values = [np.array([float(v) for v in row]) for row in track.values]
+    k0 = max(int(np.searchsorted(t, end - window, side="right")) - 1, 0)
+    span = end - t[k0]
+    if span <= 0:
+        return [math.inf] * len(jumps)
+    secant = (values[-1] - values[k0]) / span
+    s1 = secant if track.slopes[-1] is None else np.array([float(v) for v in track.slopes[-1]])
+    s0 = secant if track.slopes[k0] is None else np.array([float(v) for v in track.slopes[k0]])
+    out = []
+    for jp in jumps:
+        j = jp.neuron
+        if s0[j] * s1[j] > 0 and abs(s1[j]) < abs(s0[j]):
+            moves = abs(s1[j]) * span / math.log(abs(s0[j]) / abs(s1[j]))  # |rate| / κ
+        else:
+            moves = abs(s1[j]) * end
+        k = min(max(int(np.searchsorted(t, float(jp.tau))), 1), len(t) - 1)
+        rise = (values[k][j] - values[k - 1][j]) / (t[k] - t[k - 1])
+        out.append(moves / rise if rise > 0 else (0.0 if moves == 0 else math.inf))
+    return out

@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 from .result import Status, cut, jump_times
-from .settle import rest_horizon, rest_window
+from .settle import jump_drift, rest_horizon, rest_window
 
 CHECK_FACTOR = 100.0  # R: the check run's tolerance is R times tighter
 SAFETY = 2.0  # ≥ R/(R − 1), with a margin (module docstring)
@@ -247,6 +247,22 @@ def at_saved_times(run, check):
     return check
 
 
+def add_end_drift(result, reading, problem) -> None:
+    """Add to each vouched jump time's bound how far it can still move after the end it was read at (``reading``: the
+    run itself, its check run, or its continuation to rest; `settle.jump_drift`, times SAFETY); where that motion has
+    no bound, withdraw the jump and plateau bounds (`not_at_rest`)."""
+    if result.errors.get("jumps") is None or not result.jumps or reading.track is None:
+        return
+    at = {jp.neuron: jp for jp in reading.jumps}
+    drift = jump_drift(reading.track, [at.get(jp.neuron, jp) for jp in result.jumps], rest_window(problem))
+    if not np.all(np.isfinite(drift)):
+        not_at_rest(result, float(reading.track.t[-1]), "the final norms it reads its jumps against were still moving "
+                                                         "there without slowing down")
+        return
+    result.errors["jumps"] = (np.asarray(result.errors["jumps"]) + SAFETY * np.asarray(drift)).tolist()
+    result.errors["jump_drift"] = [float(v) for v in drift]
+
+
 def not_at_rest(result, checked_to: float, why: str | None = None) -> None:
     """The jump times and plateau losses of a run whose check run was not at rest either by ``checked_to`` (or, with
     ``why``, whose jumps at rest are other neurons, `moved_at_rest`): no bound
@@ -272,7 +288,10 @@ def widen_to_rest(result, problem, rerun, changes: dict, *, eps: float) -> None:
     4.600640876 ± 8.0e-14, the flow at rest 4.602037541. An extension not at rest by `extended_end` leaves them
     without a bound (`not_at_rest`); one that differs in structure (a neuron that jumps before the run's end only when
     read at rest) makes the status TOLERANCE."""
-    if not (result.errors.get("vouched") and extends(problem, result)):
+    if not result.errors.get("vouched"):
+        return
+    if not extends(problem, result):  # read at an end counted as at rest: what still moves after it
+        add_end_drift(result, result, problem)
         return
     started = time.perf_counter()
     rest = rerun(problem=check_problem(problem, result, extend=True), save_params=False,
@@ -294,6 +313,7 @@ def widen_to_rest(result, problem, rerun, changes: dict, *, eps: float) -> None:
     result.errors["method"] += "; jump times and plateaus also against the same run continued until at rest"
     for key in ("jumps", "plateaus"):
         result.errors[key] = (np.asarray(result.errors[key]) + np.asarray(at_end[key])).tolist()
+    add_end_drift(result, rest, problem)
     if result.errors["rest"]["extended_status"] != "settled":
         not_at_rest(result, result.errors["rest"]["extended_to"])
     elif moved is not None:
@@ -318,6 +338,8 @@ def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method
         result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the check run ({check.message})"
         return result
     result.errors, reason = errors_against(result, check, problem, eps=eps, method=method, tolerances=changes, rtol=rtol)
+    if reason is None:
+        add_end_drift(result, check, problem)
     if "extended_to" in check.stats:
         result.errors["check"]["extended_to"] = check.stats["extended_to"]
         result.errors["check"]["extended_status"] = check.stats["extended_status"]
