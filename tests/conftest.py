@@ -5,7 +5,8 @@ summary) unless ``--run-full`` is given. Hypothesis profiles: ``ci`` (derandomiz
 run, the default, so that README's test command is reproducible) and ``dev`` (random, more examples: to search for
 new failures); choose with HYPOTHESIS_PROFILE. (With random draws as the default, two clean CI runs in one session
 hit draws that took minutes: a SymPy construction at 1.5 GB, and the GD-agreement test on drawn instances, still
-running after 5 minutes.) The session
+running after 5 minutes — a failing draw that hypothesis was shrinking, for up to 300 s; that test no longer shrinks,
+and its failing draws are judged as docs/engines.md says.) The session
 fixture ``default_suite_run`` runs the default suite (checks and mutants) at most once per session.
 """
 import os
