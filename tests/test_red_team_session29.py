@@ -118,3 +118,94 @@ def test_mpmath_settled_jump_times_are_read_at_rest():
         run = solve(_drawn_orthonormal(n, m, seed, "1e-10", max_horizon=100.0), "mpmath", guard=True)
         assert run.status.name == "SETTLED" and run.errors["vouched"]
         _assert_jumps_within(run, reference)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# 1. engine float64's compressed form on orthonormal data (`engines/active_set.py`): attacks that held
+
+
+def _compressed_and_full(problem, monkeypatch, **options):
+    from relucheck.numerics.flows.engines import logscale
+
+    compressed = solve(problem, "float64", **options)
+    with monkeypatch.context() as patch:
+        patch.setattr(logscale, "eligible", lambda *args: False)
+        full = solve(problem, "float64", **options)
+    return compressed, full
+
+
+def _assert_same_answers(a, b):
+    """The two forms' answers agree within the sum of their stated bounds (events: the same list, times within)."""
+    assert a.status == b.status and a.stats.get("basis") == b.stats.get("basis") == "data"
+    assert [(e.kind, e.neuron, e.datum) for e in a.events] == [(e.kind, e.neuron, e.datum) for e in b.events]
+    if a.events and a.errors.get("events") is not None and b.errors.get("events") is not None:
+        gap = max(abs(u.tau - v.tau) for u, v in zip(a.events, b.events, strict=True))
+        assert gap <= a.errors["events"] + b.errors["events"]
+    assert [jp.neuron for jp in a.jumps] == [jp.neuron for jp in b.jumps]
+    _assert_jumps_within(a, b)
+    if a.errors.get("plateaus") is not None and b.errors.get("plateaus") is not None:
+        for q, (u, v) in enumerate(zip(a.plateaus, b.plateaus)):
+            assert abs(u - v) <= a.errors["plateaus"][q] + b.errors["plateaus"][q]
+    if a.status.name == "SUCCESS":  # the same end: the final losses are comparable
+        assert abs(a.final_loss - b.final_loss) <= a.errors["final_loss"] + b.errors["final_loss"]
+
+
+def _case(n, d, m, seed, lam, *, rotate=False, zero_labels=(), zero_components=False, labels=None, **kwargs):
+    from relucheck.numerics import datasets
+
+    rng = np.random.default_rng(seed)
+    X = datasets.orthonormal_inputs(n, d, rng, rotate=rotate)
+    y = rng.standard_normal(n) if labels is None else np.array(labels, dtype=float)
+    y[list(zero_labels)] = 0.0
+    G = datasets.random_directions(m, d, rng)
+    if zero_components:  # half the data coordinates of every direction exactly 0: components on their kink at τ = 0
+        C = G @ X.T
+        C[:, :n // 2] = 0.0
+        G = C @ X + (G - (G @ X.T) @ X)
+        G /= np.linalg.norm(G, axis=1, keepdims=True)
+    s = datasets.random_signs(m, rng)
+    return FlowProblem(X, y, Init.balanced(G, s, lam), **kwargs)
+
+
+# What was tried (scratch harness, all held: same events, jump neurons, and jump times, plateaus and final losses
+# within the two runs' bounds): n = 1, 2, 3, 5, 8 with m = 1 … 4 at λ = 1e-3, 1e-40, 1e-1000, 1e-10000; n = 6, m = 3
+# at λ = 1e-10 and 1e-40 with rotated inputs (orthonormal up to rounding), two labels 0, all labels 0, components
+# exactly 0 at the start (with and without a zero label), --horizon 3, time_unit 't'; n = 24, m = 8 (d = n and rotated
+# d = 27) settled, n = 16, m = 6 at λ = 1e-20 and 1e-1000 to a horizon mid-run; basis="data" forced on rotated inputs.
+# Only the settling time differs (e.g. 6.95 against 7.17: noise of the settling rule, not an answer). A sign of a_j
+# cannot change (balanced start: a_j = s_j‖w_j‖), and on orthonormal data no inactive component moves but by its
+# neuron's scale, so sliding occurs only at exact ties (none was met).
+@pytest.mark.parametrize("args, kwargs", [
+    ((1, 2, 1, 8, "1e-40"), {}),
+    ((2, 3, 2, 16, "1e-1000"), {}),
+    ((8, 9, 4, 60, "1e-40"), {}),
+    ((6, 7, 3, 11, "1e-40"), {"rotate": True}),
+    ((6, 7, 3, 11, "1e-10"), {"zero_labels": (0, 1)}),
+    ((6, 7, 3, 11, "1e-40"), {"zero_components": True, "zero_labels": (0,)}),
+    ((6, 7, 3, 11, "1e-10"), {"labels": [0.0] * 6}),
+    ((6, 7, 3, 11, "1e-40"), {"time_unit": "t", "horizon": 50.0}),
+    ((16, 16, 6, 2, "1e-20"), {"horizon": 2.5}),
+])
+def test_the_compressed_form_answers_as_the_full_form(monkeypatch, args, kwargs):
+    n, d, m, seed, lam = args
+    if "horizon" not in kwargs:
+        kwargs = {**kwargs, "max_horizon": 40.0}
+    _assert_same_answers(*_compressed_and_full(_case(n, d, m, seed, lam, **kwargs), monkeypatch))
+
+
+def test_the_compressed_form_on_inputs_orthonormal_up_to_rounding_with_the_data_basis_forced(monkeypatch):
+    problem = _case(12, 14, 5, 3, "1e-40", rotate=True, max_horizon=40.0)
+    assert np.abs(problem.gram() - np.eye(12)).max() > 0  # orthonormal only up to rounding
+    _assert_same_answers(*_compressed_and_full(problem, monkeypatch, basis="data"))
+
+
+def test_components_exactly_on_their_kink_at_the_start_agree_with_engine_mpmath():
+    """Half of every neuron's data coordinates exactly 0 at τ = 0: the compressed form freezes them as the mpmath
+    engine holds them (the same two events, final loss within both bounds)."""
+    problem = _case(6, 7, 3, 11, "1e-40", zero_components=True, max_horizon=40.0)
+    ours, theirs = solve(problem, "float64"), solve(problem, "mpmath", guard=True)
+    assert ours.stats.get("basis") == "data" and ours.success and theirs.success
+    assert [(e.kind, e.neuron, e.datum) for e in ours.events] == [(e.kind, e.neuron, e.datum) for e in theirs.events]
+    assert max(abs(u.tau - v.tau) for u, v in zip(ours.events, theirs.events)) <= \
+        ours.errors["events"] + theirs.errors["events"]
+    assert abs(ours.final_loss - theirs.final_loss) <= ours.errors["final_loss"] + theirs.errors["final_loss"]
