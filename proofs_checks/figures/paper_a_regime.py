@@ -23,7 +23,8 @@ from relucheck.numerics.paper_a_verdicts import bracket, ladder, regime_sweep, r
 from ..report import write_table
 from . import style as figstyle
 
-REGIME = dict(ds_nmax={2: 96, 3: 192, 4: 128}, seeds=(0, 1, 2))  # what fitted one session (docs/scale_runs.md)
+# what ran (docs/scale_runs.md): the base ladder per d up to ds_nmax, the extended budget up to extend (s29)
+REGIME = dict(ds_nmax={2: 96, 3: 192, 4: 256, 5: 192}, extend={4: 128, 5: 128}, seeds=(0, 1, 2))
 
 
 def chance_aligned(d: int, cut: float) -> float:
