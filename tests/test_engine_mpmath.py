@@ -222,6 +222,7 @@ def test_guard_reports_the_rerun_and_fails_beyond_its_tolerance(monkeypatch):
     failed = solve(_golden("1e-5"), "mpmath", digits=16, guard=True)
     assert failed.status is Status.GUARD_FAILED and not failed.success
     assert "32-digit rerun differs" in failed.message
+    assert failed.errors["vouched"] is False and "jumps" not in failed.errors  # no bound survives a failed guard
 
 
 def test_auto_escalates_a_precision_status_to_mpmath(monkeypatch):
