@@ -29,7 +29,8 @@ Each check runs isolated from the run (issue 20):
 * **Its BLAS runs on one thread** (threadpoolctl): OpenBLAS' threaded reductions sum in an order that depends
   on the thread count, so a check's last digits differed between this process (all cores) and pool or Dask
   workers (one thread each, e.g. ``C.thm3.min_norm_formula``). Pinned, the records are byte-identical serial,
-  on the pool and on Dask, whatever the environment (OPENBLAS_NUM_THREADS) says.
+  on the pool and on Dask, whatever the environment (OPENBLAS_NUM_THREADS) says. Likewise mpmath's global precision
+  is its default while a check runs (`_default_mpmath_precision`).
 """
 from __future__ import annotations
 
@@ -131,6 +132,15 @@ def _one_blas_thread():
     return threadpool_limits(limits=1)
 
 
+def _default_mpmath_precision():
+    """mpmath's global precision at its default (53 bits) while a check runs, restored after: a check's numbers must
+    not depend on what the process did before it (CI, session 29: a test left mp.dps at 30, and a paper B check's
+    last digits then differed between this process and pool workers forked earlier)."""
+    import mpmath
+
+    return mpmath.workprec(53)
+
+
 @functools.cache
 def _process_versions() -> tuple:
     """`result.versions` of this process, computed once: they cannot change during a run, and reading the libraries'
@@ -188,7 +198,7 @@ def run_check(chk: Check, seed: int = 0, *, mutate: bool = False, context: Conte
     raise_if_swallowed()
     start = time.perf_counter()
     try:
-        with _one_blas_thread(), exit_refused(), time_limit(limit):
+        with _one_blas_thread(), _default_mpmath_precision(), exit_refused(), time_limit(limit):
             out = chk.fn(ctx)
         if time.perf_counter() - start > limit:
             raise _SwallowedTimeLimit()

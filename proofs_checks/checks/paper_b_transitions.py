@@ -45,10 +45,12 @@ def _crossing(level, n, p, D, rho0, N0):
 @functools.cache
 def _windows(p=2, D=2, N0=1, rho0s=(1, "0.3")):
     """{(ρ_0, log10 n): (t(ε), t(1 − ε), t_n)} on the exact group closed form at 60 digits; computed once per process
-    for the two checks that read it (`runner.SHARED_RUNS`), which never change it."""
-    D, rho0s = mpmath.mpf(D), [mpmath.mpf(r) for r in rho0s]
+    for the two checks that read it (`runner.SHARED_RUNS`), which never change it. The inputs are read at 60 digits
+    too: read at the caller's precision, ρ₀ = "0.3" moved the records' last digits with whatever mpmath precision the
+    process had been left at (CI, session 29: pooled and serial records differed in the last ulp)."""
     out = {}
     with mpmath.workdps(60):
+        D, rho0s = mpmath.mpf(D), [mpmath.mpf(r) for r in rho0s]
         for rho0 in rho0s:
             for n in NS:
                 t_eps = _crossing(EPS / 2 * D**2, n, p, D, rho0, N0)
