@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from relucheck.numerics.flows import FlowProblem, Init, solve
 from relucheck.proofs_checks import cli
@@ -23,6 +22,19 @@ ORTHONORMAL_3 = {"inputs": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
                  "directions": [[0.16021416297716448, -0.818128926665578, 0.5522648652001644],
                                 [0.7415052042025201, 0.5385471155343273, -0.4001712589507583]],
                  "signs": [1, 1]}
+
+
+def _assert_jumps_and_last_plateau_within(short: dict, long: dict) -> None:
+    """A run's jump times and last plateau (``relucheck flow --json``) within the sum of its and a longer run's
+    bounds, or not vouched for at all (`vouch.not_at_rest`: no confident answer)."""
+    if short["errors"]["jumps"] is None:
+        assert short["errors"]["plateaus"] is None and "not vouched for" in short["message"]
+        return
+    for k, jump in enumerate(short["jumps"]):
+        assert abs(jump["tau"] - long["jumps"][k]["tau"]) <= short["errors"]["jumps"][k] + long["errors"]["jumps"][k]
+    k = len(short["jumps"])
+    assert abs(short["plateaus"][-1] - long["plateaus"][k]) <= \
+        short["errors"]["plateaus"][-1] + long["errors"]["plateaus"][k]
 
 
 def _flow_json(tmp_path: Path, *args) -> dict:
@@ -60,13 +72,7 @@ def test_a_horizon_before_the_first_jump_does_not_report_a_jump_with_a_tight_bou
     short = _flow_json(tmp_path, "--lam", "1e-10", "--horizon", "2.3")
     long = _flow_json(tmp_path, "--lam", "1e-10", "--horizon", "30")
     assert short["status"] == "success" and long["status"] == "success"
-    if short["errors"]["jumps"] is None:  # not vouched for (`vouch.not_at_rest`): no confident answer
-        assert short["errors"]["plateaus"] is None and "not vouched for" in short["message"]
-        return
-    for k, jump in enumerate(short["jumps"]):
-        assert abs(jump["tau"] - long["jumps"][k]["tau"]) <= short["errors"]["jumps"][k] + long["errors"]["jumps"][k]
-    k = len(short["jumps"])
-    assert abs(short["plateaus"][-1] - long["plateaus"][k]) <= short["errors"]["plateaus"][-1] + long["errors"]["plateaus"][k]
+    _assert_jumps_and_last_plateau_within(short, long)
 
 
 # Was a strict xfail (red team session 28) drawn general data (random_general_instance(5, 3, 4, 1)) at λ = 1e-40,
@@ -111,14 +117,7 @@ def test_the_mpmath_engine_does_not_vouch_for_a_jump_time_read_at_an_end_in_moti
     for horizon in ([], ["--horizon", "4.5"]):
         short = _flow_json(tmp_path, "--lam", "1e-10", "--engine", "mpmath", *horizon)
         assert short["status"] == "success" and short["errors"].get("vouched")
-        if short["errors"]["jumps"] is None:  # not vouched for (`vouch.not_at_rest`): no confident answer
-            assert short["errors"]["plateaus"] is None and "not vouched for" in short["message"]
-            continue
-        for k, jump in enumerate(short["jumps"]):
-            assert abs(jump["tau"] - long["jumps"][k]["tau"]) <= short["errors"]["jumps"][k] + long["errors"]["jumps"][k]
-        k = len(short["jumps"])
-        assert abs(short["plateaus"][-1] - long["plateaus"][k]) <= \
-            short["errors"]["plateaus"][-1] + long["errors"]["plateaus"][k]
+        _assert_jumps_and_last_plateau_within(short, long)
 
 
 # Was a strict xfail (red team session 28) orthonormal n = 3, λ = 1e-10, --horizon 6.1 (the lead's own instance, after
