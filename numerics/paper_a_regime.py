@@ -90,11 +90,14 @@ def run_code(read=None) -> dict:
     return {"paper_a_regime_ast_sha256": digest.hexdigest()}
 
 
-def regime_batch(d: int, m: int, pairs, **protocol) -> list[dict]:
+def regime_batch(d: int, m: int, pairs, *, backend=None, device=None, **protocol) -> list[dict]:
     """Train every (n, seed) of ``pairs`` at dimension d and width m in one batch (sorted by decreasing n, so padding
     blocks are skipped) until interpolating, stationary (horizon "elapsed") or the budget. One dict per pair, in
     order: ratio L/L_OLS, status, flow time, steps, final step, test/OLS test, and per neuron |cos(w_j, β̂_OLS)| and
-    |a_j|‖w_j‖ (A §5.1, Fig. 3)."""
+    |a_j|‖w_j‖ (A §5.1, Fig. 3). ``backend``/``device``: the array library GD's steps run on (`GDBatch.to`,
+    `numerics.array_backend.resolve`: numpy by default, where the batch is used as is; issue 23 item 4); the data,
+    the decisions in float64 and the records stay numpy. A row of another library names it (``backend``); numpy
+    rows are as before (tests/test_paper_a_regime_backend.py: the two libraries' records agree)."""
     from .initializations import gaussian
 
     p = {**REGIME_PROTOCOL, **protocol}
@@ -106,7 +109,8 @@ def regime_batch(d: int, m: int, pairs, **protocol) -> list[dict]:
         mt["init"] = init[0] if init else 0
         meta.append(mt)
     order = sorted(range(len(meta)), key=lambda b: -meta[b]["n"])
-    P = GDBatch.stack([(meta[b]["X"], meta[b]["y"]) for b in order], dtype=np.dtype(p["dtype"]))
+    P = GDBatch.stack([(meta[b]["X"], meta[b]["y"]) for b in order], dtype=np.dtype(p["dtype"])).to(backend, device)
+    library = {} if P.__class__ is GDBatch else {"backend": P.backend.name}
     ref = np.array([meta[b]["train_ols"] for b in order])
     B, cpu0 = len(meta), time.process_time()
     a_all, W_all = np.array([meta[b]["a0"] for b in order]), np.array([meta[b]["W0"] for b in order])
@@ -158,7 +162,8 @@ def regime_batch(d: int, m: int, pairs, **protocol) -> list[dict]:
                       status=status[k], time=float(t_all[k]), steps=int(steps[k]), lr=float(lrs[k]),
                       stationary_ratio=float(ratio_s[k]), stationary_time=float(time_s[k]), rounds=int(rounds[k]),
                       test_ratio=test / mt["test_ols"], cpu_seconds=(time.process_time() - cpu0) / len(meta),
-                      abs_cos=np.round(cos, 5).tolist(), weight=[float(f"{w:.4g}") for w in np.abs(a) * norms])
+                      abs_cos=np.round(cos, 5).tolist(), weight=[float(f"{w:.4g}") for w in np.abs(a) * norms],
+                      **library)
     return out
 
 

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .array_backend import to_numpy  # the escape bound reads one problem's data on the host (any backend)
 from .errors import RelucheckInputError
 from .flows.batched_gd import GDBatch, descend
 
@@ -169,7 +170,7 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
             for i in np.flatnonzero(cheap & (t_flow[live] >= next_escape_check[live])):
                 b = live[i]
                 small = size2[i] <= rel_tol * np.sqrt(loss[i])
-                escape[i] = small_neuron_escape(np.asarray(sub_exact.X[i]), np.asarray(F.r[i]), int(exact.n[b])
+                escape[i] = small_neuron_escape(to_numpy(sub_exact.X[i, ...]), to_numpy(F.r[i, ...]), int(exact.n[b])
                                                 if np.ndim(exact.n) else int(exact.n), la[i][small], lW[i][small],
                                                 t_left[i])
                 if escape[i] > rel_tol * loss[i]:
