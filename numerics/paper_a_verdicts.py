@@ -48,6 +48,17 @@ def run_verdict(row: dict) -> str:
     return "not" if row["status"] == "stationary" else "undecided"
 
 
+def short_confirmation(row: dict) -> bool:
+    """A stationary run whose confirmation was cut short: the rule continues a run found stationary at t_s to
+    (1 + CONFIRM) t_s (two more doublings, `numerics.paper_a_regime.CONFIRM`), unless its flow-time or step budget ends
+    first; then the run ends "stationary" at a time t < (1 + CONFIRM) t_s, confirmed over less than two doublings
+    (weaker evidence: docs/paper_a.md, "Found on the way"). Read from the run's own times, so it sees either budget."""
+    from .paper_a_regime import CONFIRM
+
+    t_s = row.get("stationary_time", math.nan)  # every journal row has it (a hand-made row may not: not flagged)
+    return row["status"] == "stationary" and row["time"] < (1 + CONFIRM) * t_s * (1 - 1e-12)
+
+
 def _index(rows):
     runs = defaultdict(dict)
     for r in rows:
@@ -60,7 +71,8 @@ def seed_verdict(d: int, n: int, by_m: dict, depth: int = LADDER_DEPTH) -> dict:
     of each run) and ``want``: the next width to run, or None."""
     widths = [m for m in ladder(d, n, depth) if m in by_m]
     evidence = [dict(m=m, verdict=run_verdict(by_m[m]), ratio=by_m[m]["ratio"], time=by_m[m]["time"],
-                     status=by_m[m]["status"], budget=by_m[m].get("budget", "base")) for m in widths]
+                     status=by_m[m]["status"], budget=by_m[m].get("budget", "base"),
+                     short=short_confirmation(by_m[m]), stationary_time=by_m[m].get("stationary_time")) for m in widths]
     full = ladder(d, n, depth)
     missing = [m for m in full[:2] if m not in by_m]
     if missing:
@@ -97,7 +109,14 @@ def point_verdicts(rows, seeds, depth: int = LADDER_DEPTH) -> dict:
             verdict = "inconclusive"
         reason = (f"{counts['interpolates']} of {len(seeds)} seeds interpolate, {counts['not']} do not, "
                   f"{counts['undecided']} undecided")
-        out[(d, n)] = dict(verdict=verdict, reason=reason, seeds=per)
+        # the runs that decided the point: the two widest of every seed decided as the point is
+        deciding = [e for p in per.values() if p["verdict"] == verdict for e in p["evidence"][-2:]]
+        short = sum(e["short"] for e in deciding)
+        if short:
+            reason += (f"; {short} of its {len(deciding)} deciding runs stationary with a confirmation cut short by "
+                       f"the budget")
+        out[(d, n)] = dict(verdict=verdict, reason=reason, seeds=per, deciding_runs=len(deciding),
+                           short_confirmations=short)
     return out
 
 

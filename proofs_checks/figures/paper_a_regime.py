@@ -40,9 +40,18 @@ def _evidence(v) -> str:
     parts = []
     for s, sv in v["seeds"].items():
         runs = ", ".join(f"m = {e['m']}: {e['ratio']:.3g} ({e['status'][0]}, t = {e['time']:.0f}"
+                         + (f", confirmation cut short: stationary at t = {e['stationary_time']:.0f}"
+                            if e.get("short") else "")
                          + (", extended budget)" if e.get("budget") == "extended" else ")") for e in sv["evidence"])
         parts.append(f"seed {s}: {sv['verdict']} [{runs}]")
     return "; ".join(parts)  # no "|": the evidence sits in Markdown table cells
+
+
+def _shortened(v) -> str:
+    """How many of the runs that decided a point were confirmed over less than two doublings (the budget ended
+    first: `numerics.paper_a_verdicts.short_confirmation`)."""
+    return (f"{v['short_confirmations']} of its {v['deciding_runs']} deciding runs with a confirmation cut short by "
+            f"the budget; " if v["deciding_runs"] else "")
 
 
 def _decided_runs(v, verdict: str) -> list:
@@ -69,7 +78,7 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
         why = []
         for end in ("lo", "hi"):
             if b[end]:
-                why.append(f"{end}: {_evidence(verdicts[(d, b[end])])}")
+                why.append(f"{end}: {_shortened(verdicts[(d, b[end])])}{_evidence(verdicts[(d, b[end])])}")
         line = (f"d = {d}: threshold bracket (largest interpolating, smallest not interpolating) = ({lo}, {hi})"
                 + ("; crossed: non-monotone in n" if b["crossed"] else "")
                 + (f"; inconclusive between: {b['inconclusive_between']}" if b["inconclusive_between"] else ""))
@@ -86,10 +95,16 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
     paths = write_table(["d", "largest interpolating n", "smallest non-interpolating n", "inconclusive n between",
                          "evidence (widths, L/L_OLS, flow time)"], table, out / "paper_a_regime_threshold",
                         caption=caption)
-    points = [[d, n, v["verdict"], v["reason"], _evidence(v)] for (d, n), v in sorted(verdicts.items())
-              if d in cfg["ds_nmax"]]
-    paths += write_table(["d", "n", "verdict", "seeds", "runs"], points, out / "paper_a_regime_points",
-                         caption="Paper A, every (d, n) of the regime runs: verdict and the runs behind it.")
+    points = [[d, n, v["verdict"], v["reason"],
+               f"{v['short_confirmations']} of {v['deciding_runs']}" if v["deciding_runs"] else "—", _evidence(v)]
+              for (d, n), v in sorted(verdicts.items()) if d in cfg["ds_nmax"]]
+    paths += write_table(["d", "n", "verdict", "seeds", "confirmation cut short (deciding runs)", "runs"], points,
+                         out / "paper_a_regime_points",
+                         caption="Paper A, every (d, n) of the regime runs: verdict and the runs behind it. A "
+                                 "stationary run is confirmed by continuing it to 4 t_s (two more doublings of the "
+                                 "flow time t_s at which the rule found it stationary); where its budget ended first, "
+                                 "the confirmation was cut short (weaker evidence), counted among the runs that "
+                                 "decided the point (the two widest of each seed decided as the point is).")
     return paths + _ratio_figure(out, rows, verdicts, brackets, ds) + _alignment(
         out, rows, verdicts, brackets, ds, alignment_cut, paper_aligned, negligible)
 
