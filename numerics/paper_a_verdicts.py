@@ -236,11 +236,13 @@ def extension_requests(d: int, ns, seeds, rows, depth: int = LADDER_DEPTH) -> li
 
 
 def regime_sweep(path, ds_nmax: dict, seeds, *, progress: bool = True, depth: int = LADDER_DEPTH, extend=None,
-                 extended_budget: dict = EXTENDED_BUDGET, **protocol):
+                 extended_budget: dict = EXTENDED_BUDGET, points=None, **protocol):
     """Run the width ladder (`requests`) at every d (keys of ``ds_nmax``, n up to its value) until no run is wanted,
     then, for n ≤ extend[d] (``extend``: {d: n_max}, none by default), rerun the runs still moving with the extended
     budget (`extension_requests`), and the ladder again on the merged runs (`merge_budgets`); resumable
-    (`numerics.paper_a_regime.RegimeJournal`: the two budgets are two protocols of one journal). Returns (rows,
+    (`numerics.paper_a_regime.RegimeJournal`: the two budgets are two protocols of one journal). ``points``
+    ({d: [n, …]}, s30): single grid points beyond ds_nmax[d] (the grid between is not run), with the first two
+    widths only (no third width where they disagree: such a seed stays undecided; base budget only). Returns (rows,
     point verdicts)."""
     from .paper_a_regime import REGIME_PROTOCOL, RegimeJournal
 
@@ -260,4 +262,18 @@ def regime_sweep(path, ds_nmax: dict, seeds, *, progress: bool = True, depth: in
                     break
                 longer.ensure(want, max_pairs=len(seeds))  # one n at a time: these runs are the long ones
             rows = merge_budgets(journal.rows(), longer.rows())
+    for d, ns in (points or {}).items():
+        while want := requests(d, sorted(ns), seeds, rows, min(depth, POINT_DEPTH)):
+            journal.ensure(want)
+            rows = merge_budgets(journal.rows(), longer.rows())
     return rows, point_verdicts(rows, seeds, depth)
+
+
+POINT_DEPTH = 2  # a single point beyond the grid runs widths m₀ and 4m₀ only (16m₀ at n = 384 is 4096 at d = 5)
+
+
+def not_run(verdicts: dict, d: int, n_max: int, extra=()) -> list[int]:
+    """The n of the regime grid (`regime_grid(d, max(n_max, *extra))`) with no run at d: the points between single
+    points and the swept grid that the report must call "not run", not inconclusive."""
+    top = max([n_max, *extra])
+    return [n for n in regime_grid(d, top) if (d, n) not in verdicts]

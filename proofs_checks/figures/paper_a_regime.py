@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from relucheck.numerics.paper_a_verdicts import bracket, ladder, regime_sweep, run_verdict
+from relucheck.numerics.paper_a_verdicts import bracket, ladder, not_run, regime_sweep, run_verdict
 
 from ..report import write_table
 from . import style as figstyle
@@ -67,7 +67,7 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
                  cfg: dict = REGIME) -> list[Path]:
     seeds = tuple(seed + s for s in cfg["seeds"])
     rows, verdicts = regime_sweep(out / "sweeps" / f"paper_a_regime_seed{seed}.jsonl", cfg["ds_nmax"], seeds,
-                                  extend=cfg.get("extend"), **cfg.get("protocol", {}))
+                                  extend=cfg.get("extend"), points=cfg.get("points"), **cfg.get("protocol", {}))
     ds = sorted(cfg["ds_nmax"])
     brackets = {d: bracket(verdicts, d) for d in ds}
     table = []
@@ -79,21 +79,26 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
         for end in ("lo", "hi"):
             if b[end]:
                 why.append(f"{end}: {_shortened(verdicts[(d, b[end])])}{_evidence(verdicts[(d, b[end])])}")
+        skipped = not_run(verdicts, d, cfg["ds_nmax"][d], cfg.get("points", {}).get(d, ()))
         line = (f"d = {d}: threshold bracket (largest interpolating, smallest not interpolating) = ({lo}, {hi})"
                 + ("; crossed: non-monotone in n" if b["crossed"] else "")
-                + (f"; inconclusive between: {b['inconclusive_between']}" if b["inconclusive_between"] else ""))
+                + (f"; inconclusive between: {b['inconclusive_between']}" if b["inconclusive_between"] else "")
+                + (f"; not run: {skipped}" if skipped else ""))
         print(line)
         for w in why:
             print("    " + w)
         table.append([d, str(b["lo"] or "none"), str(b["hi"] or "none"),
-                      ", ".join(map(str, b["inconclusive_between"])) or "—", " / ".join(why) or "—"])
+                      ", ".join(map(str, b["inconclusive_between"])) or "—", ", ".join(map(str, skipped)) or "—",
+                      " / ".join(why) or "—"])
     caption = ("Paper A, optimization threshold as a bracket per d: the largest n of the grid that interpolates and "
                "the smallest that does not, each decided by a strict majority of seeds whose two widest runs "
                "(widths 4× apart, m(d + 1) ≥ 4n) agree and are interpolating (L ≤ 10⁻³ L_OLS) or stationary by the "
                "rule of numerics/paper_a_regime.py; runs still moving at their budget (10⁶ steps, flow time 2·10⁴; where "
-               "the run says \"extended budget\", rerun with 4× both, the same rule) leave a seed undecided.")
+               "the run says \"extended budget\", rerun with 4× both, the same rule) leave a seed undecided. Grid "
+               "points (ratio ≈ 1.5) not run are listed as such: the bracket says nothing about them.")
     paths = write_table(["d", "largest interpolating n", "smallest non-interpolating n", "inconclusive n between",
-                         "evidence (widths, L/L_OLS, flow time)"], table, out / "paper_a_regime_threshold",
+                         "grid n not run", "evidence (widths, L/L_OLS, flow time)"], table,
+                        out / "paper_a_regime_threshold",
                         caption=caption)
     points = [[d, n, v["verdict"], v["reason"],
                f"{v['short_confirmations']} of {v['deciding_runs']}" if v["deciding_runs"] else "—", _evidence(v)]
