@@ -128,15 +128,14 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
     rounding_all = tie_tolerance(None, r, eps=eps, label_scale=label_scale, n=n, m=m, sums=sums)
     error_all = None if r_error is None else G_abs @ np.array([float(v) for v in r_error])
     crossed = crossed or {}
-    for j in nonzero(kink.any(axis=0)):
+    kept = _still_sliding(kink, act, r, s, G, rounding_all, previous, crossed, cache)
+    slide[:, kept] = kink[:, kept]
+    for j in nonzero(kink.any(axis=0) & ~kept):
         K = nonzero(kink[:, j])
         sign = int(np.sign(float(s[j])))
         if sign == 0:
             continue  # a_j = 0: w_j does not move; its kink data stay inactive
         A = nonzero(act[:, j])
-        if _still_sliding(K, A, j, r, sign, G, rounding_all, previous, crossed, cache):
-            slide[K, j] = True
-            continue
         b = sub(G, K, A) @ r[A] if len(A) else np.zeros(len(K), dtype=G.dtype)
         rounding = rounding_all[K]
         floor = rounding if error_all is None else np.maximum(rounding, error_all[K])
@@ -152,7 +151,10 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
                 slide[K[q], j] = state == SLIDING
             for q, w in ties:
                 pattern.ambiguous.append((int(j), int(K[block[q]]), float(abs(w)), float(floor[block[q]])))
-    for j in nonzero(slide.any(axis=0)):
+    for j in nonzero(slide.any(axis=0)):  # (in the order of j: `Pattern._scatter` stacks them so)
+        if kept[j]:  # the same sliding and active data as before: the same projection
+            pattern.projections[int(j)] = previous.projections[int(j)]
+            continue
         S, A = nonzero(slide[:, j]), nonzero(act[:, j])
         key = (S.tobytes(), A.tobytes()) if cache is not None and G.dtype != object else None
         P = cache.get(key) if key is not None else None
@@ -167,31 +169,38 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
     return pattern
 
 
-def _still_sliding(K, A, j, r, sign, G, rounding_all, previous, crossed, cache) -> bool:
-    """True when neuron j's kink data K all slid before, with the same active data A, and still do beyond doubt: the
-    case `kept` accepts with every datum sliding (F empty: no push to check, no tie), read from the run's cache — the
-    projection v_K = P r_A with P = −G_KK⁻¹ G_KA (`decide`) and whether G_KK is positive definite — instead of solving
-    again (the common event of general data: a neuron re-decided, as every sliding one is, where nothing changed)."""
-    if cache is None or previous is None or G.dtype == object or r.dtype == object or not len(A):
-        return False
-    if not previous.slide[K, j].all() or any((int(k), int(j)) in crossed for k in K):
-        return False
-    rK = r[K]
-    if not np.all(sign * rK < 0):  # attractive only (a repulsive datum is never kept sliding)
-        return False
-    kb = K.tobytes()
-    P = cache.get((kb, A.tobytes()))
-    pd = cache.get(("pd", kb))
-    if P is None or pd is None:
-        if pd is None and len(cache) <= 4096:
-            ev = np.linalg.eigvalsh(sub(G, K, K)) if len(K) > 1 else np.array([G[K[0], K[0]]])
-            cache[("pd", kb)] = bool(ev[0] > 1e-20 * max(ev[-1], 0.0))  # as `kept`
-        return False
-    if not pd:
-        return False
-    eta = (P @ r[A]) / rK
-    band = np.maximum(rounding_all[K] / np.maximum(np.abs(G[K, K] * rK), 1e-300), 1e-11)  # as `kept`
-    return bool(np.all((band < eta) & (eta < 1 - band)))
+def _still_sliding(kink, act, r, s, G, rounding_all, previous, crossed, cache) -> np.ndarray:
+    """(m,) bool: the neurons whose kink data K are exactly the data they slid on, with the same active data, none
+    crossed, and that still slide on all of them beyond doubt — the case `kept` accepts with every datum sliding (no
+    push to check, no tie): every s_j r_k < 0, G_KK positive definite (kept in the run's ``cache`` per K) and each
+    η_k = (P r_A)_k / r_k inside its band, with the previous pattern's projections P = −G_KK⁻¹ G_KA (`decide`). The
+    common event of general data is a neuron re-decided, as every sliding one is, where nothing changed: checked for
+    all neurons at once (one product for every η, `Pattern.effective_residuals`), not solved again one by one."""
+    keep = np.zeros(kink.shape[1], dtype=bool)
+    if cache is None or previous is None or G.dtype == object or r.dtype == object or not previous.projections:
+        return keep
+    sign = np.sign(np.asarray(s, dtype=float))
+    cand = kink.any(axis=0) & (kink == previous.slide).all(axis=0) & act.any(axis=0) & (sign != 0)
+    cand &= ~(kink & (sign[None, :] * r[:, None] >= 0)).any(axis=0)  # attractive only (a repulsive datum never slides)
+    for _, j in crossed:
+        cand[j] = False
+    if not cand.any():
+        return keep
+    with np.errstate(divide="ignore", invalid="ignore"):  # (r_k ≠ 0 on every candidate's K)
+        eta = previous.effective_residuals(r) / r[:, None]
+    diag = np.diagonal(G)
+    band = np.maximum(rounding_all / np.maximum(np.abs(diag * r), 1e-300), 1e-11)[:, None]  # as `kept`
+    cand &= ((band < eta) & (eta < 1 - band) | ~kink).all(axis=0)
+    for j in nonzero(cand):
+        K = nonzero(kink[:, j])
+        pd = cache.get(("pd", K.tobytes()))
+        if pd is None:
+            ev = np.linalg.eigvalsh(sub(G, K, K)) if len(K) > 1 else np.array([diag[K[0]]])
+            pd = bool(ev[0] > 1e-20 * max(ev[-1], 0.0))  # as `kept`
+            if len(cache) <= 4096:
+                cache[("pd", K.tobytes())] = pd
+        keep[j] = pd
+    return keep
 
 
 def tie_tolerance(G_abs_rows, r, *, eps: float, label_scale: float, n: int, m: int, sums=None):
