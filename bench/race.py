@@ -10,8 +10,12 @@
    (`bench.race_gd`) at the coarsest step whose losses at the comparison points agree with the flow's within 1e-3.
    Comparison points: the loss on each plateau (the midpoint of every gap of at least ``PLATEAU_GAP``/ln(1/λ) between
    consecutive jump times, the first from τ = 0) and at the end (after the last drop).
-3. The same general instance at λ = 1e-1000 against 1e-40: the flow's time ratio; agreement: the same neurons jump
-   in the same order (jump times and plateaus move with λ at order 1/ln(1/λ), so their differences are printed).
+3. The same general instance at λ = 1e-1000 against 1e-40, each until its flow settles (at most τ = 40, as in 2: the
+   question a user asks at any λ): the flow's time ratio; agreement: the same neurons jump in the same order (jump
+   times and plateaus move with λ at order 1/ln(1/λ), so their differences are printed). Not the same τ window: the
+   flow at λ = 1e-1000 settles earlier in τ (measured: τ = 21.8 against 34.1 at 1e-40 on the default instance), and
+   a settled flow is a stiff system for an explicit step (the fitted residuals decay at a rate ∝ ln(1/λ)), so
+   integrating it on to 1e-40's end measures that stiffness, not the answer (docs/engines.md gives both figures).
 
 Setup runs (the settling time, the comparison points, the GD step search) are not timed. Every timed contender runs
 once per round, in an order that rotates from round to round; each ratio is taken within a round and printed as the
@@ -191,7 +195,7 @@ def general_race(cfg: Config, seed: int, say) -> dict:
             setup[lam] = found
             names.append(f"gd {lam}")
     if results["flow 1e-40"].status.name in ACCEPTED:
-        problems[TINY] = FlowProblem.from_instance(inst, TINY, horizon=results["flow 1e-40"].end)
+        problems[TINY] = FlowProblem.from_instance(inst, TINY, horizon=None, max_horizon=cfg.max_horizon)
         budgets[TINY] = max(TINY_MIN_BUDGET, TINY_BUDGET_FACTOR * times["flow 1e-40"][0])
         names.append(f"flow {TINY}")
     for name in names[len(LAMBDAS):]:
@@ -219,9 +223,11 @@ def general_race(cfg: Config, seed: int, say) -> dict:
             "flow losses at the points " + ", ".join(f"{v:.5g}" for v in mine))
         say(f"    RATIO GD / flow at λ = {lam}: {spread(out['gd_ratio ' + lam])} (target ≥ 2)")
     if TINY in problems:
-        say(f"[3] the same general instance, λ = {TINY} against 1e-40, τ ∈ [0, {problems[TINY].horizon:.4g}]")
         tiny, base = results[f"flow {TINY}"], results["flow 1e-40"]
-        reached = tiny.end >= problems[TINY].horizon  # the run reached its horizon (a budget may have cut its check run)
+        say(f"[3] the same general instance, λ = {TINY} against 1e-40, each until its flow settles (at most τ = "
+            f"{cfg.max_horizon:g}): τ ∈ [0, {tiny.end:.4g}] against [0, {base.end:.4g}]")
+        # the run reached its end: it settled, or it spent its budget in its check run (whose method is then recorded)
+        reached = tiny.status.name in ACCEPTED or (tiny.status.name == "BUDGET" and bool(tiny.errors))
         bound = "" if tiny.status.name != "BUDGET" else \
             (f" (its budget of {budgets[TINY]:.0f} s ran out at τ = {tiny.end:.4g}"
              + (", in its check run" if reached else "") + ", so the ratio is a lower bound)")
