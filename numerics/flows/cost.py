@@ -13,7 +13,7 @@
   dense output's 7 rows and the event evaluator's copy of them, y, f, …) and ``WATCH_BYTES`` per watched component
   (every (i, j) can be watched). Before issue 20's fix the event evaluator gathered a (rows × d) copy of the dense
   output per crossing: 7.7 GB (tracemalloc peak) for the 108 639 crossings of the first event step at n = 2000,
-  d = m = 800, λ = 1e-10; it is now bounded by n·m (`engines.logscale`, GATHER_LIMIT).
+  d = m = 800, λ = 1e-10; it is now bounded by n·m (`engines.logscale_step`, GATHER_LIMIT).
 * Engine mpmath (`taylor_cost`): one Taylor step of order K = 2·digits computes 5 (K + 1) × n × m arrays of arb
   numbers (≈ 96 + digits·log2(10)/8 bytes each: measured 95 B at 30 digits, 430 B at 1000) with ≈ 1.5 K² n m + K n² m
   products; the time of one product at the digits is timed on the spot (``product_seconds``), not assumed.

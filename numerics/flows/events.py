@@ -89,7 +89,7 @@ class Watch:
             parts.append((np.full(len(i), KINDS.index(kind)), i, j, np.ones(len(i)), z_floor[i]))
         i, j = np.nonzero(pattern.slide)
         if len(i):
-            sign = np.array([1.0 if float(r[q]) > 0 else -1.0 for q in i])
+            sign = np.where(r[i] > 0, 1.0, -1.0) if r.dtype != object else np.array([1.0 if float(r[q]) > 0 else -1.0 for q in i])
             for kind in (EventKind.LEAVE_DOWN, EventKind.LEAVE_UP):
                 parts.append((np.full(len(i), KINDS.index(kind)), i, j, sign, r_floor[i]))
         codes, data, neurons, signs, floors = (np.concatenate([p[q] for p in parts]) for q in range(5))

@@ -126,7 +126,8 @@ def decide(Z, kink, r, s, G, previous: Pattern | None, *, eps: float, label_scal
             cache["G_abs"] = G_abs, sums
     # per datum once (the same numbers `tie_tolerance` and the error floor give row by row)
     rounding_all = tie_tolerance(None, r, eps=eps, label_scale=label_scale, n=n, m=m, sums=sums)
-    error_all = None if r_error is None else G_abs @ np.array([float(v) for v in r_error])
+    error_all = None if r_error is None else G_abs @ (r_error if isinstance(r_error, np.ndarray) and r_error.dtype == float
+                                                      else np.array([float(v) for v in r_error]))
     crossed = crossed or {}
     kept = _still_sliding(kink, act, r, s, G, rounding_all, previous, crossed, cache)
     slide[:, kept] = kink[:, kept]

@@ -90,9 +90,9 @@ class _Run:
                          crossed=crossed, r_error=view.r_error, cache=self.projection_cache)
         if pattern.slide.any():
             self.max_codimension = max(self.max_codimension, int(pattern.slide.sum(axis=0).max()))
-        for i, j in zip(*np.nonzero(kink), strict=True):  # decided again: tracked again only if still a near tie
-            if (int(i), int(j)) not in (crossed or {}):  # (a crossing within the floor stays tracked: `check_crossing`)
-                self.tracked.pop((int(i), int(j)), None)
+        for i, j in [key for key in self.tracked if kink[key]]:  # decided again: tracked again only if still a near tie
+            if (i, j) not in (crossed or {}):  # (a crossing within the floor stays tracked: `check_crossing`)
+                del self.tracked[(i, j)]
         for j, i, w, tol in pattern.ambiguous:  # a near tie that kept a component on its side is continuity, not a choice
             if (i, j) in (crossed or {}) or _state_of(previous, i, j) != _state_of(pattern, i, j):
                 self.near_tie(i, j, w, tol, "a Filippov decision between sides")

@@ -25,7 +25,7 @@ a_j = s_j‖w_j‖: the defect a_j² − ‖w_j‖², conserved by the flow but 
 shrinks, is never created by rounding.
 
 Integrator: scipy's DOP853 stepped one step at a time (rtol 1e-10, atol 1e-12 by default); its dense output
-(three extra field evaluations, only for steps with a crossing or a requested time) locates events.
+(three extra field evaluations, only for steps with a crossing or a requested time) locates events (`logscale_step`).
 """
 from __future__ import annotations
 
@@ -33,12 +33,11 @@ import numpy as np
 
 from ...network import neuron_rates, pattern_residuals
 from ..basis import Basis
-from ..dense import dense_of
 from ..engine import Domain, Engine, Stepper, View, poll
 from ..registry import register
-from ..events import Watch
 from ..vouch import CHECK_FACTOR, review_by_rerun
-from .active_set import ActiveSet, CompressedDense, eligible
+from .active_set import ActiveSet, eligible
+from .logscale_step import StepReading
 
 RTOL, ATOL = 1e-10, 1e-12
 # The residual of a fitted datum decays at a rate ∝ ln(1/λ)·‖θ_j‖², a stiff mode that an explicit step keeps at the
@@ -47,8 +46,6 @@ RTOL, ATOL = 1e-10, 1e-12
 # 10³ keeps a margin. Pushes below it are not resolved (`numerics.flows.loop`, precision policy).
 STIFF_NOISE = 1e3
 BALANCED_TOLERANCE = 1e-9  # |â_j| = ‖ŵ_j‖ to this (the instance format's unit-vector tolerance): balanced exactly
-JUMP_WINDOW = 8.0  # ln‖θ_j‖ within this of the largest: where the jump rule can place a jump (`norm_interpolant`)
-GATHER_LIMIT = 1 << 20  # numbers in a (rows, d) gather of the event evaluator (8 MiB); beyond it X Φᵀ (n × neurons)
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
 # rtol bounds (a tolerance is a promise, `numerics.flows.vouch`): every answer is checked by a rerun at rtol/R
 # (R = CHECK_FACTOR = 100), and DOP853 in float64 takes no rtol below 100 ε ≈ 2.2e-14 (scipy raises it to that), so
@@ -64,7 +61,7 @@ _MAX_RTOL_REASON = (f"above {MAX_RTOL:g} the error on the residuals ({STIFF_NOIS
                     "branch (docs/engines.md)")
 
 
-class LogScaleStepper(Stepper):
+class LogScaleStepper(StepReading, Stepper):
     def __init__(self, problem, basis: Basis, rho0, Phi0, *, rtol, atol, max_step, balanced_signs=None, compress=True):
         self.problem, self.basis = problem, basis
         self.balanced = balanced_signs is not None  # then the state holds ρ_j and ψ_j = w_j/‖w_j‖ only (docstring)
@@ -87,6 +84,7 @@ class LogScaleStepper(Stepper):
         self.dense_outputs = 0
         self._last = self._view = (None, None, None)
         self._on_kinks = {}
+        self._slide_key = None  # pattern.slide of the last `restart` (its projectors are kept)
         self.active = None  # the segment's compressed form (`active_set`), when it applies
         self.compress = compress
 
@@ -133,7 +131,8 @@ class LogScaleStepper(Stepper):
         self._last = (y, pattern, out)
         return out
 
-    def _evaluate(self, y, pattern):
+    def _residual_state(self, y, pattern):
+        """(Z, r, V, φ_a, φ_w, k): the first half of `_evaluate`, all that the sliding exits' watch reads."""
         with np.errstate(over="ignore", invalid="ignore"):  # (`_parts`, `_residuals`: one context for both)
             rho, phi_a, phi_w = self._parts_raw(y)
             if pattern is self.pattern and self._on_kinks:
@@ -141,7 +140,10 @@ class LogScaleStepper(Stepper):
             k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
             Z = self.basis.pre(phi_w[:, :k])
             r = self._residuals_raw(rho, phi_a, Z, pattern.act_float)
-        V = pattern.effective_residuals(r)
+        return Z, r, pattern.effective_residuals(r), phi_a, phi_w, k
+
+    def _evaluate(self, y, pattern):
+        Z, r, V, phi_a, phi_w, k = self._residual_state(y, pattern)
         ua, uw = neuron_rates(None, V, phi_a, phi_w[:, :k], self.conv, D=V.T if self.basis.identity else V.T @ self.basis.X)
         g = 2.0 * phi_a * ua  # ⟨φ_w, u_w⟩ = φ_a ⟨φ_w, c D⟩ = φ_a u_a, so φᵀMφ = 2 φ_a u_a
         return Z, r, V, g, ua, uw, (phi_a, phi_w)
@@ -186,16 +188,27 @@ class LogScaleStepper(Stepper):
 
     # segment ----------------------------------------------------------------------------------------------
     def snap(self, kink):
+        """The kink components put exactly on their kinks (`Basis.project_out`), each neuron renormalised, for all the
+        neurons with a kink component at once (the same products and norms as one neuron at a time: a stacked matmul
+        and `np.vecdot` are BLAS's gemv and dot per row)."""
         rho, Phi = self._split(self.y.copy())
-        for j in np.flatnonzero(kink.any(axis=0)):
-            Phi[j, 1:] = self.basis.project_out(Phi[j, 1:], np.flatnonzero(kink[:, j]))
-            if self.balanced:  # ‖w_j‖ and |a_j| change together: balancedness stays exact
-                norm = np.sqrt(2.0) * np.linalg.norm(Phi[j, 1:])
-                Phi[j, 1:] /= norm
+        J = np.flatnonzero(kink.any(axis=0))
+        if len(J):
+            if self.basis.identity:  # data coordinates set to 0 (the complement coordinate never is)
+                w = Phi[J, 1:]
+                w[:, :self.n][kink[:, J].T] = 0.0
             else:
-                norm = np.linalg.norm(Phi[j])
-                Phi[j] /= norm
-            rho[j] += np.log(norm)
+                projectors = np.stack([self.basis.projector(np.flatnonzero(kink[:, j])) for j in J])
+                w = np.matmul(Phi[J, 1:][:, None, :], projectors)[:, 0, :]
+            if self.balanced:  # ‖w_j‖ and |a_j| change together: balancedness stays exact
+                norm = np.sqrt(2.0) * np.sqrt(np.vecdot(w, w))
+                Phi[J, 1:] = w / norm[:, None]
+            else:
+                Phi[J, 1:] = w
+                full = Phi[J]
+                norm = np.sqrt(np.vecdot(full, full))
+                Phi[J] = full / norm[:, None]
+            rho[J] += np.log(norm)
         self.y = np.concatenate([rho, (Phi[:, 1:] * np.sqrt(2.0) if self.balanced else Phi).ravel()])
         self.solver = None
         self.dense = None
@@ -204,6 +217,10 @@ class LogScaleStepper(Stepper):
         self.pattern = pattern
         self.solver = None
         self.dense = None
+        key = pattern.slide.tobytes()
+        if key == self._slide_key:  # the same sliding components as the last segment: the same projectors
+            return
+        self._slide_key = key
         self._on_kinks = {}  # sliding neuron j -> projector onto its kinks' intersection {z_S = 0}
         for j in np.flatnonzero(pattern.slide.any(axis=0)):
             self._on_kinks[int(j)] = self.basis.projector(np.flatnonzero(pattern.slide[:, j]))
@@ -245,59 +262,6 @@ class LogScaleStepper(Stepper):
         self.dense = None
         return None
 
-    def _dense(self):
-        if self.dense is None:
-            self.dense = dense_of(self.solver)
-            if self.active:
-                self.dense = CompressedDense(self.dense, self.active)
-            self.dense_outputs += 1
-        return self.dense
-
-    def _state_at(self, t):
-        if t == self.t:
-            return self.y
-        return self._dense()(t)
-
-    def watched(self, watch: Watch, t):
-        if t != self.t and not watch.needs_residuals():
-            return self.evaluator(watch)(t)
-        y = self._state_at(t)
-        Z, r, V, _, _, _, _ = self._rates(y, self.pattern)
-        return watch.values(Z, r, V)
-
-    def evaluator(self, watch: Watch):
-        """Pre-activation rows: the dense output restricted to the neurons' φ_w, sliced once (cheap root finding)."""
-        if watch.needs_residuals():
-            def values(t):
-                return self.watched(watch, t) if t == self.t else watch.values(*self._rates(self._dense()(t), self.pattern)[:3])
-
-            return values
-        dense = self._dense()
-        width, start = self._offset()
-        sign = np.where(watch.codes == 0, 1.0, -1.0)  # DEACTIVATE watches z, ACTIVATE watches −z
-        if self.balanced:
-            sign = sign / np.sqrt(2.0)  # z = ⟨ψ_j, x_i⟩/√2 relative to ‖θ_j‖
-        if self.basis.identity:
-            part = dense.restrict(self.m + watch.neurons * width + start + watch.data)  # φ_j,w's coordinate on x_i
-            return lambda t: sign * part(t)
-        # each neuron's φ_j,w once (at most the state's size), then ⟨φ_j,w, x_i⟩ per row: row by row while k·d is
-        # small, else as X Φᵀ (n × neurons): a (k, d) gather per row (7 copies in the dense output) took 7.7 GB for
-        # 108 639 crossings at n = 2000, d = m = 800 (issue 20, bounded work)
-        neurons, col = np.unique(watch.neurons, return_inverse=True)
-        dim = self.basis.dim
-        idx = ((self.m + neurons * width + start)[:, None] + np.arange(dim)[None, :]).ravel()
-        part = dense.restrict(idx)
-        X, data = self.basis.X, watch.data
-        if len(watch) * dim <= GATHER_LIMIT:
-            rows = X[data]
-            return lambda t: sign * (part(t).reshape(len(neurons), dim)[col] * rows).sum(1)
-        return lambda t: sign * (X @ part(t).reshape(len(neurons), dim).T)[data, col]
-
-    def truncate(self, t):
-        self.y = self._dense()(t)  # the step's dense output stays valid up to t for sampling
-        self.t = t
-        self.solver = None
-
     def sample(self, t, params):
         y = self._state_at(t)
         Z, r, _, _, _, _, _ = self._rates(y, self.pattern) if self.pattern is not None else self._first_rates(y)
@@ -319,22 +283,6 @@ class LogScaleStepper(Stepper):
         else:
             W = size[:, None] * Phi[:, 1:]
         return a, W
-
-    def norm_interpolant(self):
-        """DOP853's dense output of ln‖θ_j‖ on the steps where a jump can be located: a neuron within JUMP_WINDOW of the
-        largest log-norm that moved by more than 1e-4 (elsewhere the loop's cubic Hermite is exact enough, and the
-        dense output's three extra field evaluations are saved). A jump is ‖θ_j‖² reaching half its final value with
-        the final value ≥ 10⁻³ of the largest: ln‖θ_j‖ is then within ln(2)/2 + ln(10³)/2 ≈ 3.8 of the largest."""
-        if self.t == self.t_old or self.solver is None and self.dense is None:
-            return None
-        rho_end = self.y[:self.m]
-        rho_start = self._dense().y_old[:self.m] if self.dense is not None else self.solver.y_old[:self.m]
-        moving = (np.abs(rho_end - rho_start) > 1e-4) & (np.maximum(rho_end, rho_start) >= rho_end.max() - JUMP_WINDOW)
-        if not moving.any():
-            return None
-        dense = self._dense()
-        part = dense.restrict(np.arange(self.m))
-        return lambda t, j: part(t)[j]
 
     def final(self):
         return self._params(self.y)
