@@ -119,20 +119,28 @@ class Watch:
         return bool(self.codes.size) and int(self.codes.max()) > max(_Z_ROWS)
 
 
+BISECTIONS = 8  # float64: bisections (each halving the bracket) before simultaneous crossings are separated by a root
+
+
 def first_crossing(evaluator, watch: Watch, rows, t0, t1):
     """(t, row) of the earliest crossing among ``rows`` (each past its floor at t1) inside [t0, t1].
 
     ``evaluator(sub_watch)`` returns a function t -> watched values of ``sub_watch`` at t. An event step often holds
     many later crossings (the next steps meet them again), so only the earliest is located: bisection on [t0, t1]
     keeps the rows already past their floor at the upper end until one row is left (or the bracket is at
-    rounding), then `bracketed_root` refines that row."""
+    rounding), then `bracketed_root` refines that row. In float64, rows still together after BISECTIONS halvings
+    cross (nearly) simultaneously — symmetric neurons, or data meeting a kink at once — and bisection would take
+    some 40 more evaluations to part them: the earliest crossing is then the first root of their minimum
+    F(t) = min_q (value_q(t) + floor_q) (F ≥ 0 at the lower end, < 0 at the upper; `bracketed_root`), and its row the
+    one that attains the minimum there."""
     rows = np.asarray(rows)
     sub = watch.subset(rows)
     values_at = evaluator(sub)
     live = np.arange(len(rows))
     lo, hi = t0, t1
     resolution = 8 * _unit_roundoff(t1)
-    for _ in range(4 * 1100):
+    bisections = BISECTIONS if isinstance(t1, float) else 4 * 1100
+    for _ in range(bisections):
         poll("locating an event")  # 10⁵ crossings in one step take seconds per bisection (issue 20, bounded work)
         if len(live) == 1 or not hi - lo > resolution * max(abs(hi), 1):
             break
@@ -145,6 +153,11 @@ def first_crossing(evaluator, watch: Watch, rows, t0, t1):
             hi, live = mid, past
         else:
             lo = mid
+    if len(live) > 1 and hi - lo > resolution * max(abs(hi), 1):  # (float64 only: see above)
+        rows, sub = rows[live], sub.subset(live)
+        values_at, floors = evaluator(sub), sub.floors
+        root = bracketed_root(lambda t: float(np.min(values_at(t) + floors)), lo, hi)
+        return root, int(rows[int(np.argmin(values_at(root) + floors))])
     q = int(live[np.argmin([float(v + f) for v, f in zip(values_at(hi)[live], sub.floors[live], strict=True)])])
     one = evaluator(sub.subset([q])) if len(sub) > 1 else values_at  # the root needs that row only
     root = bracketed_root(lambda t: one(t)[0] + sub.floors[q], lo, hi)
