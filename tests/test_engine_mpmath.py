@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from relucheck.numerics.errors import RelucheckInputError
 from relucheck.numerics.flows import FlowProblem, Init, Status, get_engine, solve
-from relucheck.numerics.flows.engines import taylor as taylor_engine
+from relucheck.numerics.flows.engines import taylor_guard
 from relucheck.numerics.instances import Instance
 from relucheck.numerics.network import field, loss, paper_b
 from relucheck.proofs_checks.checks.paper_c_flow import golden_instance
@@ -218,7 +218,7 @@ def test_guard_reports_the_rerun_and_fails_beyond_its_tolerance(monkeypatch):
     run = solve(_golden("1e-5"), "mpmath", digits=16, guard=True)
     assert run.status is Status.SUCCESS and run.stats["guard_digits"] == 32 and run.stats["guard_ok"]
     assert run.stats["guard_discrepancy"] < run.stats["guard_tolerance"] == run.tolerances["guard"]
-    monkeypatch.setattr(taylor_engine, "guard_tolerance", lambda problem, digits: 0.0)
+    monkeypatch.setattr(taylor_guard, "guard_tolerance", lambda problem, digits: 0.0)
     failed = solve(_golden("1e-5"), "mpmath", digits=16, guard=True)
     assert failed.status is Status.GUARD_FAILED and not failed.success
     assert "32-digit rerun differs" in failed.message

@@ -17,9 +17,10 @@ the digits) and comparing:
   same to 1e-14 at rtol 1e-4 and 1e-6 and 8e-12 away at rtol 1e-12 — a pre-activation crossing its kink at a
   shallow angle, where rounding of the state moves the crossing by δz/|ż|). Plateau losses are interpolated between
   step ends, an error no tolerance controls: their bound adds the loss's change over that step (the loss of a
-  gradient flow never increases, so the value at the midpoint lies between the step ends'). A jump time also inherits the largest event-time bound before
-  it: the flow is autonomous, so an event found late by δ delays what follows by about δ (measured: jump times
-  that agree to 1e-12 between rtol 1e-4 and 1e-6 and differ by 5e-12 from rtol 1e-12, whose events moved by 1e-7).
+  gradient flow never increases, so the value at the midpoint lies between the step ends'). A jump time also
+  inherits the largest event-time bound before it: the flow is autonomous, so an event found late by δ delays what
+  follows by about δ (measured: jump times that agree to 1e-12 between rtol 1e-4 and 1e-6 and differ by 5e-12 from
+  rtol 1e-12, whose events moved by 1e-7).
 * A run that recorded near ties (decisions within the floor, `numerics.flows.loop`) is fragile: its check runs at the
   tightest tolerance (engine "float64": rtol 1e-12) instead of 100× tighter. Measured on drawn n = 4 data: a neuron
   sliding on two kinks leaves both at τ = 2.27 at rtol 1e-6 and at 2.44 at 1e-8, by a decision within the floor (a

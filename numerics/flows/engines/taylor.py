@@ -20,7 +20,6 @@ jump times or the final a differ beyond 10^-(digits − log10 ln(1/λ) − 5), `
 from __future__ import annotations
 
 import contextlib
-import time
 
 import numpy as np
 
@@ -30,8 +29,7 @@ from ..engine import Domain, Engine, Stepper, View, poll
 from ..events import KINDS, EventKind
 from ..filippov import Pattern
 from ..registry import register
-from ..vouch import at_saved_times, check_problem, errors_against, widen_to_rest
-from ..result import Status
+from . import taylor_guard
 
 DEFAULT_DIGITS = 30
 KERNELS = ("auto", "arb", "limbs")
@@ -39,10 +37,10 @@ KERNELS = ("auto", "arb", "limbs")
 
 def _load() -> None:
     """Import mpmath, python-flint (`numerics.mp_arrays`) and the Taylor kernel (`numerics.taylor`) into this module's
-    names, once. Called by the engine's entry points (`_refuse`, `TaylorEngine.start`, `tolerances`, `review`,
-    `guard_tolerance`): registering the engine does not load them, so `relucheck engines` needs neither (issue 22,
-    item 6)."""
-    global mpmath, check_precision, flint_precision, required_digits, to_arb, to_mp, guarded
+    names, once. Called by the engine's entry points (`_refuse`, `TaylorEngine.start`, `tolerances`; the review,
+    `taylor_guard`, imports its own): registering the engine does not load them, so `relucheck engines` needs neither
+    (issue 22, item 6)."""
+    global mpmath, check_precision, flint_precision, to_arb, to_mp
     global ArbStep, LimbOverflow, TaylorProblem, fixed_format, horner, initial_time_unit, limb_kernel_refusal, limb_step
     global neuron_sizes, balance
     if "neuron_sizes" in globals():
@@ -51,8 +49,7 @@ def _load() -> None:
 
     from . import balance
 
-    from ...mp_arrays import check_precision, flint_precision, required_digits, to_arb, to_mp
-    from ...precision_guard import guarded
+    from ...mp_arrays import check_precision, flint_precision, to_arb, to_mp
     from ...taylor import (ArbStep, LimbOverflow, TaylorProblem, fixed_format, horner, initial_time_unit,
                            limb_kernel_refusal, limb_step, neuron_sizes)
 
@@ -366,21 +363,6 @@ def _refuse(problem, options):
     return None
 
 
-def _guard_distance(run, reference) -> float:
-    """Largest difference of the jump times (same neurons in the same order, else ∞) and of the final a relative to
-    the largest |a_j|, at the reference's precision."""
-    if [jp.neuron for jp in run.jumps] != [jp.neuron for jp in reference.jumps]:
-        return float("inf")
-    with mpmath.workdps(reference.stats["digits"]):
-        dt = max((abs(mpmath.mpf(u.exact) - mpmath.mpf(v.exact)) for u, v in zip(run.jumps, reference.jumps, strict=True)),
-                 default=mpmath.mpf(0))
-        fa = [mpmath.mpf(v) for v in run.stats["a_final_mp"]]
-        fb = [mpmath.mpf(v) for v in reference.stats["a_final_mp"]]
-        top = max(abs(v) for v in fb) or mpmath.mpf(1)
-        da = max(abs(u - v) for u, v in zip(fa, fb, strict=True)) / top
-        return float(max(dt, da))
-
-
 class TaylorEngine(Engine):
     name = "mpmath"
     precision = f"mpmath (option digits, default {DEFAULT_DIGITS})"
@@ -399,67 +381,13 @@ class TaylorEngine(Engine):
         out = {"method": f"Taylor order {order or max(12, 2 * digits)}, Jorba–Zou step", "step_tolerance": f"1e-{digits}",
                "kink": f"|z_ij| ≤ 64·1e-{digits}·‖x_i‖ relative to ‖θ_j‖"}
         if guard:
-            out["guard"] = guard_tolerance(problem, digits)
+            out["guard"] = taylor_guard.guard_tolerance(problem, digits)
         return out
 
     def review(self, result, problem, options, rerun):
-        """Exact jump times into the stats; with ``guard`` the rerun at twice the digits (module docstring), which also
-        gives every answer its error bound (`numerics.flows.vouch`). Without it the bounds are the accuracy the digits
-        promise (``guard_tolerance``), not checked by a rerun (``errors["vouched"]`` False)."""
-        _load()
-        digits = options.get("digits", DEFAULT_DIGITS)
-        _exact_jumps(result, digits)
-        tol = guard_tolerance(problem, digits)
-        if not options.get("guard"):
-            result.errors = {"method": f"a priori: 10^-(digits − log10 ln(1/λ) − 5) = {tol:.3g} (no check run; "
-                                       "option guard=True reruns at twice the digits)", "vouched": False,
-                             "jumps": [tol] * len(result.jumps), "events": tol,
-                             "plateaus": [tol * max(1.0, abs(v)) for v in result.plateaus],
-                             "trajectory": [tol * max(1.0, abs(float(v))) for v in result.trajectory.loss],
-                             "final_loss": tol * max(1.0, abs(result.final_loss))}
-            return result
-        if not (result.status.success or result.status is Status.UNSETTLED):
-            return result
-        started = time.perf_counter()
-        check = check_problem(problem, result)
-        g = guarded(lambda d: result if d == digits else _exact_jumps(rerun(problem=check, digits=d, guard=False), d),
-                    digits, _guard_distance, tol)
-        result.stats.update(g.summary())
-        result.stats["guard_jump_taus_mp"] = g.reference.stats["jump_taus_mp"]
-        result.stats["guard_seconds"] = time.perf_counter() - started
-        reference = at_saved_times(result, g.reference)
-        if reference.status is Status.BUDGET:
-            result.status, result.message = Status.BUDGET, f"{Status.BUDGET.value} in the guard's rerun"
-            return result
-        eps = max(10.0 ** -digits, float(np.finfo(float).eps))  # the answers are reported as float64
-        result.errors, reason = errors_against(result, reference, problem, eps=eps, tolerances={"digits": 2 * digits},
-                                               method=f"mpmath at {digits} digits against the guard's rerun at {2 * digits}")
-        if not g.ok and result.status.success:
-            result.status = Status.GUARD_FAILED
-            result.message = (f"{Status.GUARD_FAILED.value}: the {2 * digits}-digit rerun differs by {g.discrepancy:.3g} > "
-                              f"{tol:.3g} in the jump times or the final a ({result.message})")
-            # nothing is vouched for (red team, session 29: guard-failed runs kept bounds 7400 times below their error)
-            result.errors = {"method": result.errors["method"], "vouched": False, "reason": result.message}
-        elif reason is not None and result.status.success:
-            result.status, result.message = Status.TOLERANCE, f"{Status.TOLERANCE.value}: {reason} ({result.message})"
-        else:
-            if "events_reason" in result.errors:
-                result.message += f" ({result.errors['events_reason']})"
-            widen_to_rest(result, problem, rerun, {"digits": digits, "guard": False}, eps=eps)
-        return result
-
-
-def _exact_jumps(result, digits: int):
-    """stats["jump_taus_mp"]: (jump time at ``digits`` digits, neuron) for every jump."""
-    with mpmath.workdps(digits):
-        result.stats["jump_taus_mp"] = [(mpmath.nstr(jp.exact, digits), jp.neuron) for jp in result.jumps]
-    return result
-
-
-def guard_tolerance(problem, digits: int) -> float:
-    """10^-(digits − log10 ln(1/λ) − 5): the accuracy `numerics.mp_arrays.required_digits` promises at ``digits``."""
-    _load()
-    return 10.0 ** -(digits - required_digits(problem.log_inv_lambda, 0))
+        """Exact jump times into the stats; with ``guard`` the rerun at twice the digits, which also gives every answer
+        its error bound (`numerics.flows.engines.taylor_guard`)."""
+        return taylor_guard.review(result, problem, options, rerun, options.get("digits", DEFAULT_DIGITS))
 
 
 register(TaylorEngine())
