@@ -84,7 +84,7 @@ class LogScaleStepper(StepReading, Stepper):
         self.dense_outputs = 0
         self._last = self._view = (None, None, None)
         self._on_kinks = {}
-        self._slide_key = None  # pattern.slide of the last `restart` (its projectors are kept)
+        self._slide = None  # pattern.slide of the last `restart` (its projectors are kept)
         self.active = None  # the segment's compressed form (`active_set`), when it applies
         self.compress = compress
 
@@ -198,7 +198,10 @@ class LogScaleStepper(StepReading, Stepper):
                 w = Phi[J, 1:]
                 w[:, :self.n][kink[:, J].T] = 0.0
             else:
-                projectors = np.stack([self.basis.projector(np.flatnonzero(kink[:, j])) for j in J])
+                sliding = self._slide if self._slide is not None else np.zeros_like(kink)
+                same = (kink[:, J] == sliding[:, J]).all(axis=0)  # kinks = the segment's sliding set: its projector
+                projectors = np.stack([self._on_kinks[int(j)] if same[q] else self.basis.projector(np.flatnonzero(kink[:, j]))
+                                       for q, j in enumerate(J)])
                 w = np.matmul(Phi[J, 1:][:, None, :], projectors)[:, 0, :]
             if self.balanced:  # ‖w_j‖ and |a_j| change together: balancedness stays exact
                 norm = np.sqrt(2.0) * np.sqrt(np.vecdot(w, w))
@@ -217,21 +220,30 @@ class LogScaleStepper(StepReading, Stepper):
         self.pattern = pattern
         self.solver = None
         self.dense = None
-        key = pattern.slide.tobytes()
-        if key == self._slide_key:  # the same sliding components as the last segment: the same projectors
+        old = self._slide
+        if old is not None and np.array_equal(pattern.slide, old):  # the same sliding components: the same projectors
             return
-        self._slide_key = key
-        self._on_kinks = {}  # sliding neuron j -> projector onto its kinks' intersection {z_S = 0}
-        for j in np.flatnonzero(pattern.slide.any(axis=0)):
-            self._on_kinks[int(j)] = self.basis.projector(np.flatnonzero(pattern.slide[:, j]))
+        self._slide = pattern.slide.copy()
+        same = (pattern.slide == old).all(axis=0) if old is not None else np.zeros(self.m, dtype=bool)
+        previous, self._on_kinks = self._on_kinks, {}  # sliding neuron j -> projector onto its kinks' intersection {z_S = 0}
+        for j in np.flatnonzero(pattern.slide.any(axis=0)):  # (a neuron whose kinks did not change keeps its projector)
+            self._on_kinks[int(j)] = previous[int(j)] if same[j] else self.basis.projector(np.flatnonzero(pattern.slide[:, j]))
         if self._on_kinks:  # stacked once for `_onto_kinks`
             self._kink_neurons = np.fromiter(self._on_kinks, dtype=int)
             self._kink_projectors = np.stack(list(self._on_kinks.values()))
+            self._all_kinks = len(self._kink_neurons) == self.m
 
     def _onto_kinks(self, phi_a, phi_w):
         """(φ_a, φ_w) with each sliding neuron's φ_w on its kinks' intersection, renormalised. The sliding field holds
         z_S at 0 only there; a drift off it (the integrator's error) would grow where the neuron shrinks
         (dz_S/ds = −T g z_S with g < 0), so the field is read on the constraint: the drift does not feed back."""
+        if self._all_kinks:  # every neuron slides (common on general data): no gather and scatter
+            on = np.matmul(phi_w[:, None, :], self._kink_projectors)[:, 0, :]
+            w_norm = np.sqrt(np.add.reduce(on * on, axis=1))
+            if self.balanced:
+                return phi_a, on / (np.sqrt(2.0) * w_norm)[:, None]
+            norm = np.hypot(phi_a, w_norm)
+            return phi_a / norm, on / norm[:, None]
         J = self._kink_neurons
         if not self.balanced:  # (φ_a, φ_w are fresh arrays of `_parts`; the balanced φ_a is shared and not written)
             phi_a = np.array(phi_a, dtype=float)
