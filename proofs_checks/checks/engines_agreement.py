@@ -25,7 +25,7 @@ import numpy as np
 from relucheck.numerics import datasets
 from relucheck.numerics.flows import FlowProblem, Init, get_engine, solve
 from relucheck.numerics.flows import Status as FlowStatus
-from relucheck.numerics.flows.engines.taylor import guard_tolerance
+from relucheck.numerics.flows.engines.taylor_guard import guard_tolerance
 from relucheck.numerics.flows.loop import integrate
 from relucheck.numerics.precision_guard import Guarded
 from relucheck.theory.limit_process import limit_process_of
