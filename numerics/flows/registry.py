@@ -19,6 +19,7 @@ from ..errors import RelucheckInputError
 from .engine import Engine
 from .loop import integrate
 from .result import FlowResult, Status
+from .settle import later_growth
 
 _ENGINES: dict[str, Engine] = {}
 LOOP_OPTIONS = ("max_steps", "max_events", "save_params", "settle_rtol", "budget", "deadline", "progress", "static_after")
@@ -89,4 +90,7 @@ def solve(problem, engine: str = "auto", *, escalation_digits: int = 30, **optio
         engine = {**engine_options, **{k: v for k, v in changes.items() if k not in LOOP_OPTIONS}}
         return integrate(eng, problem, **loop, **engine)
 
-    return eng.review(result, problem, engine_options, rerun)
+    result = eng.review(result, problem, engine_options, rerun)
+    if result.status is Status.SETTLED:
+        later_growth(result, problem)
+    return result

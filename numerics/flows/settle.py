@@ -31,12 +31,48 @@ def settled(run, last_event_t: float, settle_rtol: float, *, quiet: bool = True,
     grown = static(run, settle_rtol, window, noise)
     if grown is None:
         return False
-    values = np.array([float(v) for v in run.track.values[-1]])
-    rates = np.array([float(v) for v in run.track.slopes[-1]])
-    small = ~grown & (rates > 0)
-    significant = 0.5 * math.log(ACTIVE_FRACTION * max(run.label_scale, 1e-300))
-    reach = (significant - values[small]) / rates[small]
-    return bool(np.all(t + reach > (run.problem.max_horizon if until is None else until)))
+    arrivals = [tau for _, tau in growing(run.track, run.label_scale, t, ~grown)]
+    return bool(np.all(np.array(arrivals) > (run.problem.max_horizon if until is None else until)))
+
+
+def growing(track, label_scale: float, end: float, small=None) -> list[tuple[int, float]]:
+    """The neurons below the labels' scale still growing at the track's end, each with the time at which, at its
+    present exponential rate, its ‖θ_j‖² reaches ACTIVE_FRACTION of the labels' scale (where the jump rule reads it),
+    earliest first. ``small``: the neurons to consider (default: those below that size)."""
+    if track.slopes[-1] is None:
+        return []
+    values = np.array([float(v) for v in track.values[-1]])
+    rates = np.array([float(v) for v in track.slopes[-1]])
+    significant = 0.5 * math.log(ACTIVE_FRACTION * max(label_scale, 1e-300))
+    if small is None:
+        small = values < significant
+    rising = np.flatnonzero(small & (rates > 0))
+    reach = end + (significant - values[rising]) / rates[rising]
+    return sorted(zip(rising.tolist(), reach.tolist()), key=lambda x: x[1])
+
+
+def later_growth(result, problem, shown: int = 3) -> None:
+    """A settled run (status SETTLED: no neuron can grow before the maximal horizon) whose small neurons still grow
+    says which, and when they would reach the labels' scale at their present rates, in ``stats["later_growth"]`` and
+    in its message: its jump times and last plateau are those of the flow up to the maximal horizon, and such a later
+    jump would change the final norms the jump rule reads them against (red team, session 30: neurons reaching the
+    labels' scale at τ ≈ 102, past max_horizon 100, and a rerun to τ = 1000 placing neuron 2's half-final-norm
+    crossing at τ = 240 instead of 12.75, as neuron 2 grew again with them)."""
+    track = getattr(result, "track", None)  # (a stand-in result without one: nothing to say)
+    if track is None or not track.values:
+        return
+    label_scale = float(np.abs(np.asarray(problem.labels, dtype=float)).max())
+    later = growing(track, label_scale, float(result.stats.get("end", track.t[-1])))
+    result.stats["later_growth"] = [{"neuron": j, "reaches_labels_scale_at": tau} for j, tau in later]
+    if not later:
+        return
+    unit = "τ" if problem.time_unit == "tau" else "t"
+    first = later[:shown]
+    who = ", ".join(f"neuron {j} at {unit} ≈ " + (f"{tau:.4g}" if tau < 1e4 else f"{tau:,.0f}") for j, tau in first)
+    more = f" and {len(later) - len(first)} more" if len(later) > len(first) else ""
+    result.message += (f"; still growing below the labels' scale, at their present rates reaching it past the maximal "
+                       f"horizon {problem.max_horizon:g}: {who}{more}; the jump times and the last plateau are those "
+                       "of the flow up to there (a larger max_horizon includes later jumps)")
 
 
 def rest_window(problem) -> float:
