@@ -134,8 +134,14 @@ class LogScaleStepper(StepReading, Stepper):
     def _residual_state(self, y, pattern):
         """(Z, r, V, φ_a, φ_w, k): the first half of `_evaluate`, all that the sliding exits' watch reads."""
         with np.errstate(over="ignore", invalid="ignore"):  # (`_parts`, `_residuals`: one context for both)
-            rho, phi_a, phi_w = self._parts_raw(y)
-            if pattern is self.pattern and self._on_kinks:
+            sliding = pattern is self.pattern and self._on_kinks
+            if sliding and self._all_kinks:  # each neuron is normalised after its projection (`_onto_kinks`): read
+                m = self.m                   # the state as it is, not normalised twice
+                rho, phi_a, phi_w = (y[:m], self.half_signs, y[m:].reshape(m, self.basis.dim)) if self.balanced else \
+                    (y[:m], y[m::1 + self.basis.dim], y[m:].reshape(m, 1 + self.basis.dim)[:, 1:])
+            else:
+                rho, phi_a, phi_w = self._parts_raw(y)
+            if sliding:
                 phi_a, phi_w = self._onto_kinks(phi_a, phi_w)
             k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
             Z = self.basis.pre(phi_w[:, :k])
