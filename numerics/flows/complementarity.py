@@ -107,7 +107,7 @@ def complementarity(b, G, r, sign, slack, floor, prefer, rounding=None):
     found = kept(b, G, r, sign, slack, floor, prefer, rounding)
     if found is not None:
         return found
-    bf, Gf, rf = (np.array([float(v) for v in x.ravel()]).reshape(x.shape) for x in (b, G, r))
+    bf, Gf, rf = (x if x.dtype == float else np.array([float(v) for v in x.ravel()]).reshape(x.shape) for x in (b, G, r))
     attractive = [q for q in range(k) if sign * rf[q] < 0]
     held = [q for q in range(k) if q not in attractive]
     eta = np.zeros(k)

@@ -60,7 +60,8 @@ class StepReading:
         # each neuron's φ_j,w once (at most the state's size), then ⟨φ_j,w, x_i⟩ per row: row by row while k·d is
         # small, else as X Φᵀ (n × neurons): a (k, d) gather per row (7 copies in the dense output) took 7.7 GB for
         # 108 639 crossings at n = 2000, d = m = 800 (issue 20, bounded work)
-        neurons, col = np.unique(watch.neurons, return_inverse=True)
+        neurons = np.flatnonzero(np.bincount(watch.neurons, minlength=self.m))  # np.unique(…, return_inverse=True),
+        col = np.searchsorted(neurons, watch.neurons)  # without its sort: a neuron index is below m
         dim = self.basis.dim
         idx = ((self.m + neurons * width + start)[:, None] + np.arange(dim)[None, :]).ravel()
         part = dense.restrict(idx)
