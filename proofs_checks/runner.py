@@ -94,7 +94,9 @@ EXPECTED_SECONDS = {
 # * paper B's transition windows (`paper_b_transitions._windows`, 0.35 s) of B.thm2.transition_times and
 #   B.thm2.window_constant, and the golden example's arb enclosure and mpmath run (`high_precision_arb.
 #   _enclosure_and_reference`, 0.7 s) of C.prop1.arb_certified_trajectory and C.thm2.arb_certified_jump_time: each
-#   check computed them for itself before they were memoized.
+#   check computed them for itself before they were memoized;
+# * paper B's group flows at rtol 1e-12 and 1e-10 (`paper_b_closed_form._group_flows`) of B.prop2.closed_form_vs_flow
+#   and B.prop2.mu_closed_form: the same two runs, made by each check before.
 # A stale group costs time, never a record: a check computes what it does not find.
 SHARED_RUNS = (
     ("C.hyp1.exponent_tracking", "C.thm2.first_jump_constant", "C.thm2.jump_times", "C.lem9.final_parameters",
@@ -105,6 +107,7 @@ SHARED_RUNS = (
     ("B.thm2.transition_time_first_order", "B.thm2.transition_time_limit"),
     ("B.thm2.transition_times", "B.thm2.window_constant"),
     ("C.prop1.arb_certified_trajectory", "C.thm2.arb_certified_jump_time"),
+    ("B.prop2.closed_form_vs_flow", "B.prop2.mu_closed_form"),
 )
 _GROUP_OF = {cid: group[0] for group in SHARED_RUNS for cid in group}
 

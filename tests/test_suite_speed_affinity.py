@@ -77,7 +77,7 @@ def test_a_serial_executor_takes_no_affinity_and_the_pool_does():
     assert not SerialExecutor.places_by_affinity and ProcessExecutor.places_by_affinity
 
 
-@pytest.mark.parametrize("pattern", ["A.lemF.[234].*", "B.thm2.transition_time_*"])
+@pytest.mark.parametrize("pattern", ["A.lemF.[234].*", "B.thm2.transition_time_*", "B.prop2.[cm][lu]*"])
 def test_a_group_pooled_gives_the_serial_records(pattern):
     checks = select("default", pattern)
     assert len({shared_runs_of((c.id,)) for c in checks} - {None}) >= 1
