@@ -16,7 +16,12 @@ workers).
 * ``--pool [--rounds R]``: the suite on a `WorkerPool` as `relucheck run` starts it, without and with affinity
   (`runner.SHARED_RUNS`), interleaved R times: each worker's CPU seconds (its tasks' and their children's), their
   maximum (the makespan in CPU seconds, what an idle 2-core machine's wall time follows) and the wall time;
-* ``--groups``: each group of `runner.SHARED_RUNS` in one process against its checks apart.
+* ``--groups``: each group of `runner.SHARED_RUNS` in one process against its checks apart;
+* ``--timeline [RUN OPTIONS]``: `relucheck run --quiet` itself (the command line, in a child process in a temporary
+  directory, the options after ``--timeline`` passed on), with each task's worker, start, end and CPU seconds logged:
+  printed are the main process's phases (start-up to the first task, the run, the reports, the exit after them,
+  interpreter shutdown included), each worker's first start, last end, CPU and idle time between its tasks, and the
+  CPU of the whole command. It answers where the wall time goes that the checks' CPU does not explain.
 
 Run from the repository root: ``nice python -m bench.suite_schedule [--only PATTERN] [--workers 2] [MODE]``.
 Nothing here is timed in a test; the figures depend on the machine and its load.
@@ -150,6 +155,92 @@ def simulate(costs: dict[str, float], order: list[str], workers: int) -> tuple[f
     return max(free), assigned
 
 
+def _timeline_child(run_args: list[str]) -> int:  # pragma: no cover - runs in the child of `_timeline`
+    """`relucheck run` with its tasks and phases logged (`_timeline`): wall times from $SUITE_T0 (the parent's clock at
+    the child's start), as JSON lines on the pipe $SUITE_LOG_FD (the command's own output is discarded)."""
+    import json
+
+    t0 = float(os.environ["SUITE_T0"])
+    out = os.fdopen(int(os.environ["SUITE_LOG_FD"]), "w", buffering=1)
+
+    def mark(name: str) -> None:
+        out.write(json.dumps({"mark": name, "t": time.time() - t0}) + "\n")
+
+    mark("interpreter up")
+    from relucheck.proofs_checks import report, runner
+    from relucheck.proofs_checks.cli import entry
+
+    task, run, write = runner.check_task, runner.run_checks, report.write_results
+
+    def check_task(t):
+        cpu0, start = _own_and_children_cpu(), time.time()
+        records = task(t)
+        out.write(json.dumps({"task": t[0], "pid": os.getpid(), "start": start - t0, "end": time.time() - t0,
+                              "cpu": _own_and_children_cpu() - cpu0}) + "\n")
+        return records
+
+    check_task.__module__, check_task.__qualname__ = task.__module__, task.__qualname__  # pickled by name
+    runner.check_task = check_task
+
+    def logged(fn, name):
+        def call(*a, **k):
+            mark(name + " start")
+            try:
+                return fn(*a, **k)
+            finally:
+                mark(name + " end")
+        return call
+
+    runner.run_checks, report.write_results = logged(run, "run_checks"), logged(write, "write_results")
+    sys.argv = ["relucheck", "run", "--quiet", *run_args]
+    try:
+        code = entry()
+    except SystemExit as exc:
+        code = exc.code
+    mark("command returned")
+    return code
+
+
+def _timeline(run_args: list[str]) -> int:
+    """`--timeline` (module docstring): the child, then its log summarized."""
+    import json
+    import subprocess
+    import tempfile
+
+    read, write = os.pipe()
+    cpu0 = _child_cpu()
+    with tempfile.TemporaryDirectory() as where:
+        t0 = time.time()
+        child = subprocess.Popen([sys.executable, "-c", "import sys; from bench.suite_schedule import _timeline_child; "
+                                  "sys.exit(_timeline_child(sys.argv[1:]))", *run_args], cwd=where, pass_fds=(write,),
+                                 env=dict(os.environ, SUITE_T0=repr(t0), SUITE_LOG_FD=str(write), PYTHONPATH=os.pathsep.join(
+                                     [os.environ.get("PYTHONPATH", ""), os.getcwd()])),
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as log:
+            lines = [json.loads(line) for line in log]
+        code = child.wait()
+        end = time.time() - t0
+    marks = {m["mark"]: m["t"] for m in lines if "mark" in m}
+    tasks = [t for t in lines if "task" in t]
+    print(f"relucheck run --quiet {' '.join(run_args)}: exit {code}, {end:.2f} s wall, {_child_cpu() - cpu0:.2f} s CPU "
+          f"(all its processes), {len(tasks)} tasks, load {os.getloadavg()[0]:.2f}")
+    for name in ("interpreter up", "run_checks start", "run_checks end", "write_results start", "write_results end",
+                 "command returned"):
+        if name in marks:
+            print(f"  {marks[name]:7.2f} s  {name}")
+    print(f"  {end:7.2f} s  process ended (after the command returned: {end - marks.get('command returned', end):.2f} s "
+          "of interpreter shutdown)")
+    for pid in sorted({t["pid"] for t in tasks}):
+        mine = sorted((t for t in tasks if t["pid"] == pid), key=lambda t: t["start"])
+        idle = sum(b["start"] - a["end"] for a, b in zip(mine, mine[1:]))
+        print(f"  worker {pid}: {len(mine)} tasks, {mine[0]['start']:.2f} -> {mine[-1]['end']:.2f} s, "
+              f"{sum(t['cpu'] for t in mine):.2f} s CPU, {idle:.2f} s between tasks; last {mine[-1]['task']}")
+    for t in sorted(tasks, key=lambda t: -t["cpu"])[:8]:
+        print(f"    {t['cpu']:6.2f} s CPU  {t['start']:7.2f} -> {t['end']:7.2f} s  worker {t['pid']}  {t['task']}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", default="default")
@@ -165,7 +256,11 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--sharing", action="store_true", help="as --serial, and which memoized functions (lru_cache) "
                         "of relucheck each check computes (misses) or reuses (hits)")
+    parser.add_argument("--timeline", nargs=argparse.REMAINDER, default=None, metavar="RUN OPTIONS",
+                        help="instead: time `relucheck run --quiet [RUN OPTIONS]` itself, phase by phase and task by task")
     args = parser.parse_args(argv)
+    if args.timeline is not None:
+        return _timeline(args.timeline)
 
     from relucheck.proofs_checks.registry import select
     from relucheck.proofs_checks.runner import prepare_worker, start_order
