@@ -153,7 +153,7 @@ def first_crossing(evaluator, watch: Watch, rows, t0, t1):
             hi, live = mid, past
         else:
             lo = mid
-    if len(live) > 1 and hi - lo > resolution * max(abs(hi), 1):  # (float64 only: see above)
+    if isinstance(t1, float) and len(live) > 1 and hi - lo > resolution * max(abs(hi), 1):  # (float64 only: see above)
         rows, sub = rows[live], sub.subset(live)
         values_at, floors = evaluator(sub), sub.floors
         root = bracketed_root(lambda t: float(np.min(values_at(t) + floors)), lo, hi)
