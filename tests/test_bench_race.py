@@ -30,6 +30,10 @@ def test_jump_order_agreement_refutes_another_order():
     first = [Jump(1.0, 2, ()), Jump(2.0, 0, ())]
     assert race_checks.jump_order_agreement(first, [Jump(1.1, 2, ()), Jump(2.2, 0, ())]).ok
     assert not race_checks.jump_order_agreement(first, [Jump(1.0, 0, ()), Jump(2.0, 2, ())]).ok
+    # jumps within the tie tolerance are simultaneous, in either order; one apart by more is ordered
+    together = [Jump(12.350253126203445, 3, ()), Jump(12.350253126203446, 0, ())]
+    assert race_checks.jump_order_agreement(together, [Jump(12.38, 0, ()), Jump(12.38, 3, ())]).ok
+    assert not race_checks.jump_order_agreement(together, [Jump(12.38, 0, ()), Jump(12.39, 3, ())]).ok
 
 
 def test_loss_agreement_refutes_an_offset_and_nan():
