@@ -13,13 +13,13 @@ def print_human(result, limit, note) -> None:
     print(f"status: {result.status.name.lower()} — {result.message}")
     if limit is None:
         print(f"Algorithm 1: not shown — it does not apply: {note}")
-        print(f"{'k':>3}  {'tau (flow)':>14}  {'neuron':>6}  fitted (flow)")
+        print(f"{'k':>3}  {'τ (flow)':>14}  {'neuron':>6}  fitted (flow)")
         for k, jp in enumerate(result.jumps, start=1):
             print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {jp.neuron:>6}  {list(jp.fitted)}")
     else:
         predicted = {jp.neuron: jp for jp in limit.jumps}
         L = result.log_inv_lambda
-        print(f"{'k':>3}  {'tau (flow)':>14}  {'tau (Alg. 1)':>14}  {'(diff)·ln(1/λ)':>15}  {'neuron':>6}  "
+        print(f"{'k':>3}  {'τ (flow)':>14}  {'τ (Alg. 1)':>14}  {'(diff)·ln(1/λ)':>15}  {'neuron':>6}  "
               "fitted (flow) / (Alg. 1)")
         for k, jp in enumerate(result.jumps, start=1):
             lim = predicted.get(jp.neuron)
@@ -30,7 +30,7 @@ def print_human(result, limit, note) -> None:
         seen = {jp.neuron for jp in result.jumps}
         for jp in limit.jumps:
             if jp.neuron not in seen:
-                print(f"  Algorithm 1 jump of neuron {jp.neuron} at tau = {fmt_number(jp.tau, 10)} not seen in the flow")
+                print(f"  Algorithm 1 jump of neuron {jp.neuron} at τ = {fmt_number(jp.tau, 10)} not seen in the flow")
         print("saddle losses (Alg. 1): " + ", ".join(fmt_number(v) for v in limit.plateaus))
     print("plateau losses (flow):  " + ", ".join(fmt_number(v) for v in result.plateaus))
     print(f"final loss {fmt_number(result.final_loss)}, interpolates: {result.interpolates}, squared norm "

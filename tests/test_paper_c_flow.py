@@ -238,7 +238,7 @@ def test_flow_command_human_output_shows_algorithm_1(tmp_path, capsys):
     golden_instance().save(path)
     assert main(["flow", str(path), "--lam", "1e-20", "--engine", "float64"]) == 0
     out = capsys.readouterr().out
-    assert "tau (Alg. 1)" in out and "0.8" in out and "engine float64" in out and "status: success" in out
+    assert "τ (Alg. 1)" in out and "0.8" in out and "engine float64" in out and "status: success" in out
 
 
 def test_flow_command_accepts_non_orthonormal_inputs_without_algorithm_1(tmp_path, capsys):
@@ -248,7 +248,7 @@ def test_flow_command_accepts_non_orthonormal_inputs_without_algorithm_1(tmp_pat
     path.write_text(json.dumps(raw))
     assert main(["flow", str(path), "--lam", "1e-20", "--horizon", "3"]) == 0
     out = capsys.readouterr().out
-    assert "Algorithm 1: not shown" in out and "tau (Alg. 1)" not in out
+    assert "Algorithm 1: not shown" in out and "τ (Alg. 1)" not in out
 
 
 def test_precision_option_selects_the_mpmath_engine():

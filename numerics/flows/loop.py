@@ -369,7 +369,8 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
              "max_sliding_codimension": run.max_codimension, "near_ties": len(run.near_ties), "near_tie_list": run.near_ties[:20],
              "static_at_end": at_rest(run, settle_rtol),
              **st.stats()}
-    message = status.value + (f" ({where})" if where else "") + f" at {problem.time_unit} = {end:.6g}"
+    unit = "τ" if problem.time_unit == "tau" else "t"
+    message = status.value + (f" ({where})" if where else "") + f" at {unit} = {end:.6g}"
     return FlowResult(status=status, message=message, engine=engine.name, events=run.events, jumps=jumps,
                       plateaus=plateau_losses(run.step_t, run.step_loss, [jp.tau for jp in jumps]),
                       trajectory=traj, a=a, W=W, final_log_norms=final_log_norms, problem=problem.describe(),
