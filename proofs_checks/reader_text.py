@@ -211,3 +211,82 @@ def exact(value) -> str | None:
     tex = ", ".join(_exact_tex(n) for n in numbers)
     tex = rf"\left({tex}\right)" if m else tex
     return rf"\ensuremath{{{tex}}}" if len(tex) <= MAX_EXACT_CELL else None
+
+
+# Plain text for a check's message (the terminal, report.md, results.json, `relucheck show`): the rounding of `num`
+# without LaTeX, so that no repr (np.float64(…), a list, dict or tuple, True/False) or 17-digit float is printed.
+
+def plain(value, digits: int = 4) -> str:
+    """One number in a check's message: ``digits`` significant digits (1e-12, 0.7, 3.805917383 at 10 digits),
+    scientific notation below 1e-3 and from 1e5 on, integers whole (up to 10⁶), booleans as yes/no; a string
+    (a label, or a number written beyond float64) as it is."""
+    import numbers
+
+    if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):  # numpy's bool too
+        return yes_no(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral) and abs(int(value)) < 10**6:
+        return str(int(value))
+    v = float(value)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    if v == 0:
+        return "0"
+    digits = max(1, digits)
+    if abs(v) < 1e-3 or abs(v) >= 1e5:
+        mant, exp = f"{v:.{digits - 1}e}".split("e")
+        mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+        return f"{mant}e{int(exp)}"
+    text = f"{v:.{digits}g}"
+    if "e" in text:  # 12345.6 at 4 digits: %g switches to an exponent; write the rounded integer instead
+        text = str(int(round(float(text))))
+    return text
+
+
+def plain_list(values, digits: int = 4, *, sep: str = ", ") -> str:
+    """Numbers joined for a message (``0.979, 0.9247``), each by `plain`; a nested sequence's rows joined by ``"; "``
+    (never a list repr)."""
+    items = list(values)
+    if any(isinstance(v, (list, tuple)) or hasattr(v, "__len__") and not isinstance(v, str) for v in items):
+        return "; ".join(plain_list(v, digits, sep=sep) for v in items)
+    return sep.join(plain(v, digits) for v in items)
+
+
+def plain_interval(lo, hi, digits: int | None = None) -> str:
+    """An enclosure [lo, hi] rounded outward (the printed interval still contains the computed one: a float bound is
+    read as its shortest decimal, a string bound, an mpmath or Arb number beyond float64, exactly) to the digits its
+    width warrants (two beyond the first digit where lo and hi differ, at least 4) unless ``digits`` is given."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR
+
+    a, b = (Decimal(x.strip()) if isinstance(x, str) else Decimal(repr(float(x))) for x in (lo, hi))
+    if not (a.is_finite() and b.is_finite()):
+        return f"[{plain(float(a))}, {plain(float(b))}]"
+    top = max(abs(a), abs(b))
+    if digits is None:
+        width = b - a
+        digits = 4 if width == 0 or top == 0 else max(4, top.adjusted() - width.adjusted() + 2)
+    if top == 0:
+        return "[0, 0]"
+    quantum = Decimal(1).scaleb(top.adjusted() - digits + 1)
+    low, high = a.quantize(quantum, rounding=ROUND_FLOOR), b.quantize(quantum, rounding=ROUND_CEILING)
+    return f"[{_decimal_text(low)}, {_decimal_text(high)}]"
+
+
+def _decimal_text(d: Decimal) -> str:
+    """A rounded Decimal in plain notation up to 1e-3 … 1e5 (as `plain`), else as 1.234e-7."""
+    if d == 0:
+        return "0"
+    if abs(d) < Decimal("1e-3") or abs(d) >= Decimal("1e5"):
+        exp = d.adjusted()
+        mant = format(d.scaleb(-exp), "f")
+        mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+        return f"{mant}e{exp}"
+    return format(d, "f")
+
+
+def yes_no(flag) -> str:
+    """A boolean in a message: yes or no (never True/False)."""
+    return "yes" if bool(flag) else "no"

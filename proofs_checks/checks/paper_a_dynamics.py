@@ -17,6 +17,7 @@ from relucheck.theory.paper_a_limits import (ols_excess_risk_gaussian, two_piece
 
 from ..registry import Context, check
 from ..tightest import tightest_case
+from ..reader_text import plain, plain_list
 from ..result import Outcome, agree, within_bound
 
 EPS = np.finfo(float).eps
@@ -87,8 +88,8 @@ def alignment(ctx: Context) -> Outcome:
                 "alignment transient of O(1/‖D_+‖) time with ⟨w̄_j, D̄_+⟩ < 1, which the growth factor feels at "
                 "first order in its duration × ‖D_+‖ × (1 − cos) at initialization (≤ 2 % for the fraction of N_+ "
                 "that starts far from D_+ and does not set the max), plus O(λ) from ‖w(0)‖ ≤ λ|a(0)|",
-                relative=True, message=f"misalignment N_+ {r['align_plus'].tolist()}, N_− {r['align_minus'].tolist()} "
-                                       f"for λ = {list(LAMBDAS_EARLY)}", align_plus=r["align_plus"],
+                relative=True, message=f"misalignment at λ = {plain_list(LAMBDAS_EARLY)}: N_+ {plain_list(r['align_plus'])}; "
+                                       f"N_− {plain_list(r['align_minus'])}", align_plus=r["align_plus"],
                 align_minus=r["align_minus"])
     decreasing = np.all(np.diff(r["align_plus"]) < 0) and np.all(np.diff(r["align_minus"]) < 0)
     return out.require(decreasing, "misalignment does not decrease with λ")
@@ -110,7 +111,7 @@ def escape_time(ctx: Context) -> Outcome:
                  "relative: the O(1) part of T_esc depends on λ only through O(λ) terms (≤ 1e-2 at λ = 1e-2) "
                  "over a ln(1/λ) range of 13.8, and the crossing is read at the step resolution η = 0.01 (≤ 1e-3 "
                  "relative on T_esc ≥ 9)", relative=True,
-                 message=f"T_esc = {np.round(r['t_esc'], 3).tolist()}; 1/‖D_+‖ = {1 / Dn:.5g}", t_esc=r["t_esc"])
+                 message=f"T_esc = {plain_list(r['t_esc'])} at λ = {plain_list(LAMBDAS_EARLY)}; 1/‖D_+‖ = {plain(1 / Dn)}", t_esc=r["t_esc"])
 
 
 # -- phase 3: logistic growth of one balanced neuron (S6, M2) --------------------------------------------
@@ -142,7 +143,7 @@ def logistic(ctx: Context) -> Outcome:
     predicted = b / (1 + (b / s0**2 - 1) * np.exp(-rate * ts))
     return agree(predicted, p, 1e-8, "DOP853 at rtol 1e-12 over ≈ 2000 steps: global error ≤ 1e-9 of p ≤ b ≈ 1.04; "
                  "the neurons never leave their cones (exact logistic while they stay there)", relative=True,
-                 message=f"p(t) at t = {ts.tolist()}")
+                 message=f"p(t) at t = {plain_list(ts)}")
 
 
 # -- phase 4: local PL inequality (S7, H5) --------------------------------------------------------------
@@ -198,7 +199,7 @@ def local_pl(ctx: Context) -> Outcome:
     worst = min(min(ratios), tight, found.margin + 1.0)
     out = within_bound(worst, 1.0, "algebra of eq. (45)–(47); slack 1e-10 relative for the float64 rounding of "
                        "quadratic forms in d = 3", side=">=", slack=1e-10,
-                       message=f"{len(ratios)} random draws, min ratio {min(ratios):.6g}; tight configuration "
+                       message=f"{len(ratios)} random draws, min ratio {plain(min(ratios))}; tight configuration "
                                f"ratio {tight:.15g}; {found.describe('ratio − 1')}", tight_ratio=tight,
                        searched_min_ratio=found.margin + 1.0)
     return out.require(abs(tight - 1) <= 1e-10, "the tight configuration does not reach equality")
@@ -242,6 +243,16 @@ def limit_runs(seed: int, widths: tuple = (100,), problems: tuple = ((2, 80), (3
     return out
 
 
+def _stopped(runs) -> str:
+    """How the runs stopped, in words: 'both runs stopped at the step budget (6000 steps)'."""
+    words = {"budget": "at the step budget", "interpolating": "interpolating", "stationary": "stationary"}
+    how = sorted({words.get(r["status"], r["status"]) for r in runs})
+    steps = sorted({r["steps"] for r in runs})
+    return (f"{'both' if len(runs) == 2 else f'all {len(runs)}'} runs stopped {' or '.join(how)} "
+            f"({' or '.join(str(k) for k in steps)} steps)" if len(how) == 1 else
+            "runs stopped " + ", ".join(f"{words.get(r['status'], r['status'])} after {r['steps']} steps" for r in runs))
+
+
 def _v_pm(run):
     pos = run["a0"] > 0
     return run["a"][pos] @ run["W"][pos], run["a"][~pos] @ run["W"][~pos]
@@ -267,8 +278,8 @@ def two_piece_limit(ctx: Context) -> Outcome:
     out = agree(np.zeros(len(errs)), np.array(errs), 1e-8,
                 "tolerance 1e-8 of the reconstructed specification (calibration runs: ≤ 1e-13): after t = 300 the local PL contraction (rate ≈ 0.5) has "
                 "taken the error to the float64 floor ≈ 1e-14; 1e-8 leaves room for a slower side (small Σ a_j²)",
-                message=f"‖v_± − β̂_±‖ = {np.array(errs).tolist()}; RMS of h − h_∞ on fresh points {rms}; "
-                        f"L_OLS − L = {gaps}; statuses {[r['status'] for r in runs]}, steps {[r['steps'] for r in runs]}",
+                message=f"‖v_± − β̂_±‖ = {plain_list(errs, 3)}; RMS of h − h_∞ on fresh points {plain_list(rms, 3)}; "
+                        f"L_OLS − L = {plain_list(gaps)}; " + _stopped(runs),
                 rms=rms, loss_gap=gaps)
     return out.require(max(rms) <= 1e-8 and min(gaps) > 0, "the function or the loss ordering L_2OLS < L_OLS fails")
 
@@ -303,7 +314,7 @@ def width_independence(ctx: Context) -> Outcome:
         k = r["m"] / (r["m"] + 1) if ctx.mutate else 1.0
         errs += [np.linalg.norm(vp - k * r["ols"].beta_plus), np.linalg.norm(vm - r["ols"].beta_minus)]
     return agree(np.zeros(len(errs)), np.array(errs), 1e-8, "the same tolerance as the two-piece limit of Theorem 4.1 (1e-8; calibration runs ≤ 1e-13)",
-                 message=f"errors {errs} for widths {[r['m'] for r in runs]}")
+                 message=f"errors {plain_list(errs, 3)} for widths {plain_list(r['m'] for r in runs)}")
 
 
 @check("A.thm4.1.spurious", statement="A.thm4.1",
@@ -332,8 +343,9 @@ def spurious(ctx: Context) -> Outcome:
     out = within_bound(lowest, loss * 1e-6, "an interpolant of n = 80 points with 160 random features "
                        "(full row rank, smallest singular value ≈ 1e-2) reaches the float64 floor ≈ 1e-26, far below "
                        "1e-6 L_2OLS", side="<=",
-                       message=f"‖∇L(θ∞)‖ = {grad:.3g}; L(θ∞) = {loss:.6g}; interpolant loss {loss_int:.3g}; "
-                               f"max_w |G_res(w)| = {g_res:.3g}", gradient=grad, g_res=g_res)
+                       message=f"‖∇L(θ∞)‖ = {grad:.3g}; L(θ∞) = {plain(loss)}; interpolant loss {loss_int:.3g}; "
+                               f"the residuals' correlation with a new neuron, max over 10⁵ random unit w of "
+                               f"|(1/n) Σ_k r_k σ(⟨w, x_k⟩)|, is {g_res:.3g}", gradient=grad, g_res=g_res)
     return out.require(grad <= 1e-8 and g_res >= 1e-6, "not a stationary point, or no descent direction by adding a neuron")
 
 
@@ -379,7 +391,7 @@ def excess_risk(ctx: Context) -> Outcome:
     out = agree(predicted, ratios, tol,
                 "4 Monte-Carlo standard errors of the ratio (2000 repetitions) plus the O(d/n) relative correction "
                 "(taken as 2d/n) of treating the half-Gaussian design of each piece as a Gaussian one",
-                message=f"measured ratios {np.round(ratios, 4).tolist()} (± {np.round(se, 4).tolist()}) for (d, n) = "
-                        f"{cases}; " + ("" if ctx.mutate else "paper's claim refuted: the two-piece limit has about "
+                message="measured ratios " + ", ".join(f"{plain(q)} ± {plain(e, 2)} at (d, n) = ({d}, {n})"
+                                                 for q, e, (d, n) in zip(ratios, se, cases)) + "; " + ("" if ctx.mutate else "paper's claim refuted: the two-piece limit has about "
                                         "twice the OLS excess risk, not the same"), ratios=ratios)
     return out
