@@ -11,6 +11,7 @@ from relucheck.theory.sup_deviation import sup_deviation_2d
 from relucheck.theory.paper_a_limits import D_inf_linear_proof
 
 from ..registry import Context, check
+from ..reader_text import plain_list
 from ..result import Outcome, Status, agree, within_bound
 
 E_Y2X2_SG21 = 6.0  # E[y²‖x‖²] for S_G(2, 1): y = x_1 + ξ, E[x_1²‖x‖²] + E‖x‖² = (3 + 1) + 2
@@ -46,7 +47,7 @@ def rate(ctx: Context) -> Outcome:
     out = agree(predicted, slope, 0.1,
                 "the issue's ±0.1 on the slope: Theorem 3.1 fixes the rate only up to its unknown constant C and "
                 f"lower-order terms; the Monte-Carlo standard error of the fitted slope is {se:.3g}",
-                message=f"E_n = {np.round(E, 4).tolist()}; ratio to the C = 1 bound {np.round(E / bound, 3).tolist()}",
+                message=f"E_n = {plain_list(E)} at n = {plain_list(ns)}; ratio to the C = 1 bound {plain_list(E / bound, 3)}",
                 ns=ns, E_n=E, slope_standard_error=se, ratio_to_bound=E / bound)
     return out.require(bool(np.all(E <= bound)), "the C = 1 bound is violated")
 
@@ -101,7 +102,7 @@ def tail(ctx: Context) -> Outcome:
     freq = np.array([(dev[i] > C * np.sqrt(E_Y2X2_SG21 * 2 * np.log(n) / n)).mean() for i, n in enumerate(ns)])
     return within_bound(freq, 0.05, "Corollary D.1 gives O(1/n) ≤ 0.05 here with moderate C'; 3 binomial standard "
                         "errors at 300 repetitions and p = 0.05 are 0.038, so 0.05 is met with room when the tail is "
-                        "O(1/n) = O(1e-3)", side="<=", message=f"frequencies {freq.tolist()} at n = {ns}")
+                        "O(1/n) = O(1e-3)", side="<=", message=f"frequencies {plain_list(freq)} at n = {plain_list(ns)}")
 
 
 def _margin_extremals(seed, n, reps, key):
@@ -163,9 +164,18 @@ def concentration(ctx: Context) -> Outcome:
     counts = [[len(found) for found, _ in per_n] for per_n in runs]
     out = within_bound(dist, eps, "exact inequality of the proof; slack = float64 rounding of sums of n ≤ 600 terms "
                        "of size max‖y x‖/n (≤ 1e-12)", side="<=", slack=1e-12,
-                       message=f"mean max distance {np.round(dist.mean(1), 4).tolist()} at n = {ns}; extremal counts "
-                               f"{counts}", mean_max_distance=dist.mean(1))
+                       message=f"mean max distance {plain_list(dist.mean(1))} at n = {plain_list(ns)}; extremal vectors found "
+                               f"in the {len(counts[0])} data sets: " + "; ".join(
+                                   f"{plain_list(c)} at n = {n}" for c, n in zip(counts, ns)), mean_max_distance=dist.mean(1))
     return out.require(bool(np.all(np.diff(dist.mean(1)) < 0)), "the mean distance does not decrease with n")
+
+
+def _matrix_text(M) -> str:
+    """A SymPy matrix in a message: 0 (the zero matrix), or its rows in parentheses (never Matrix([[…]]))."""
+    if all(e == 0 for e in M):
+        return f"0 (the {M.rows}×{M.cols} zero matrix)"
+    rows = [f"({', '.join(str(e) for e in M.row(i))})" for i in range(M.rows)]
+    return f"the matrix with rows {', '.join(rows[:-1])} and {rows[-1]}"
 
 
 @check("A.lemF.2.D_infinity", statement="A.lemF.2", precision="exact (SymPy)",
@@ -179,7 +189,7 @@ def D_infinity(ctx: Context) -> Outcome:
     ok = diff == sp.zeros(2, 2)
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, "0", str(diff), 0,
                    "exact symbolic integration: the simplified difference must be the zero matrix",
-                   f"E[1{{⟨w,x⟩>0}} x xᵀ] − {'I' if ctx.mutate else '½ I'} = {diff}")
+                   f"E[1{{⟨w,x⟩>0}} x xᵀ] − {'I' if ctx.mutate else '½ I'} = {_matrix_text(diff)}")
 
 
 @check("A.lemF.2.tanh_comparison", statement="A.lemF.2", precision="exact (SymPy)",

@@ -16,6 +16,7 @@ from relucheck.numerics.paper_a_training import (INTERPOLATION_RATIO, THRESHOLD_
                                        threshold_batch, threshold_grid, threshold_sweep)
 
 from ..registry import Context, check
+from ..reader_text import plain, plain_list
 from ..result import Outcome, Status, agree, within_bound
 
 REDUCED = dict(THRESHOLD_PROTOCOL, m=50, max_steps=30_000)
@@ -23,6 +24,18 @@ REDUCED = dict(THRESHOLD_PROTOCOL, m=50, max_steps=30_000)
 
 def sweep_dir() -> Path:
     return Path(os.environ.get("RELUCHECK_SWEEP_DIR", "relucheck-out/sweeps"))
+
+
+def _stopping(runs) -> str:
+    """How the runs of one (d, n) stopped, in words: 'one interpolating, one at the step budget'."""
+    words = {"budget": "at the step budget", "interpolating": "interpolating", "stationary": "stationary"}
+    counts = {}
+    for r in runs:
+        counts[words.get(r["status"], r["status"])] = counts.get(words.get(r["status"], r["status"]), 0) + 1
+    if len(counts) == 1 and len(runs) == 2:
+        return f"both {next(iter(counts))}"
+    names = {1: "one", 2: "two", 3: "three"}
+    return ", ".join(f"{names.get(k, k)} {how}" for how, k in counts.items())
 
 
 @check("A.thm1.1.threshold_reduced", statement="A.thm1.1",
@@ -39,9 +52,8 @@ def threshold_reduced(ctx: Context) -> Outcome:
     runs = ctx.cached("runs", lambda: {(d, n): threshold_batch(d, [n], seeds, **REDUCED) for d, n in cases})
     small = min(r["ratio"] for r in runs[(3, 6)])
     large = np.array([min(r["ratio"] for r in runs[c]) for c in cases[1:]])
-    statuses = {f"d={d},n={n}": [r["status"] for r in rs] for (d, n), rs in runs.items()}
-    message = (f"min ratio L/L_OLS at (d, n) = (3, 6): {small:.3g}; at (2, 96), (3, 144): {np.round(large, 4).tolist()}; "
-               f"stopping statuses {statuses}")
+    message = (f"min ratio L/L_OLS at (d, n) = (3, 6): {small:.3g}; at (2, 96), (3, 144): {plain_list(large)}; the "
+               "runs stopped " + "; ".join(f"at ({d}, {n}): {_stopping(rs)}" for (d, n), rs in runs.items()))
     reason = ("beyond the threshold the limit is OLS-like: the calibration runs of the reconstructed specification give "
               "L/L_OLS ≥ 0.9 at n ≥ 20 n_interp with "
               "m = 200 and 10⁵ steps; 0.85 for the reduced budget (m = 50, 3·10⁴ steps) whose runs still creep towards 1")
@@ -69,7 +81,8 @@ def threshold_exponent(ctx: Context) -> Outcome:
     ds = [d for d in (2, 3, 4, 5) if interpolation_limit(rows, d)]
     limits = [interpolation_limit(rows, d) for d in ds]
     if len(ds) < 3:
-        return Outcome(Status.INCONCLUSIVE, 3.0, None, 1.0, "", f"interpolation seen for d = {ds} only")
+        return Outcome(Status.INCONCLUSIVE, 3.0, None, 1.0, "",
+                       f"interpolation seen for d = {plain_list(ds)} only" if ds else "interpolation seen for no d")
     k = fit_exponent(ds, limits)
     predicted = 1.0 if ctx.mutate else fit_exponent(ds, [d**3 * np.log(d) for d in ds])
     grid_step = max(np.log(b / a) for d in ds for a, b in zip(threshold_grid(d), threshold_grid(d)[1:]))
@@ -79,7 +92,8 @@ def threshold_exponent(ctx: Context) -> Outcome:
                  f"step (≤ ln {np.exp(grid_step):.2f} in log n), which moves the fitted slope by at most "
                  f"{grid_step:.3f}/ln({max(ds)}/{min(ds)}); the absolute threshold depends on width and budget and is "
                  "not compared (the reconstructed specification leaves it open)",
-                 message=f"n_interp = {dict(zip(ds, limits))}; fitted exponent {k:.3g}; d = 2 "
+                 message="largest interpolating n: " + ", ".join(f"{n} at d = {d}" for d, n in zip(ds, limits))
+                         + f"; fitted exponent {k:.3g}; d = 2 "
                          f"{'interpolates' if 2 in ds else 'does not interpolate at any grid n'}",
                  limits=dict(zip(ds, limits)))
 
@@ -99,7 +113,8 @@ def beyond_threshold(ctx: Context) -> Outcome:
     bound = INTERPOLATION_RATIO if ctx.mutate else 0.9
     out = within_bound(ratios, bound, "the calibration runs of the reconstructed specification (0.95–0.97 at these n)",
                        side="<=" if ctx.mutate else ">=",
-                       message=f"train ratios {np.round(ratios, 3).tolist()}, test/OLS-test {np.round(tests, 3).tolist()}")
+                       message=f"train ratios L/L_OLS {plain_list(ratios, 3)}; test loss / OLS test loss "
+                               f"{plain_list(tests, 3)}")
     if ctx.mutate:
         return out
     failing = (ratios < 0.9) | (tests > 1.2)
@@ -153,11 +168,10 @@ def width_independence(ctx: Context) -> Outcome:
     tol = stats["init_noise"] + 2 * rel_tol
     majority = {m: sum(run_verdict(r) == "interpolates" for r in below if r["m"] == m)
                 for m in sorted({r["m"] for r in below})}
-    message = (f"d = {d}, n = {n}: widths {widths}; L/L_OLS per (seed, width) "
-               + "; ".join(f"s{t['seed']} m{t['m']}: {', '.join(f'{x:.3f}' for x in t['ratios'])}"
-                           for t in stats["table"])
-               + (f"; below ({below_point}): interpolating seeds per width {majority} of {c['n_seeds']}"
-                  if below_point else ""))
+    message = (f"d = {d}, n = {n}: widths {plain_list(widths)}; L/L_OLS per seed and width: "
+               + "; ".join(f"seed {t['seed']}, m = {t['m']}: {plain_list(t['ratios'], 3)}" for t in stats["table"])
+               + (f"; below (d, n) = ({below_point[0]}, {below_point[1]}): interpolating seeds out of {c['n_seeds']}: "
+                  + ", ".join(f"{k} at m = {m}" for m, k in majority.items()) if below_point else ""))
     out = agree(stats["claimed"], stats["measured"], tol,
                 "range of ln(L/L_OLS) between two initializations at one width and seed (measured) + 2 × the "
                 "stationarity rule's 1 %", message=message, widths=widths, span=stats["span"])
@@ -165,10 +179,12 @@ def width_independence(ctx: Context) -> Outcome:
         return out
     if stats["interpolating"]:
         out.status = Status.REFUTED
-        out.message += f"; runs interpolate beyond the threshold: {stats['interpolating']}"
+        out.message += "; runs interpolate beyond the threshold: " + "; ".join(
+            f"seed {s}, m = {m} (L/L_OLS = {plain(q, 3)})" for s, m, q in stats["interpolating"])
     elif stats["undecided"]:
         out.status = Status.INCONCLUSIVE
-        out.message += f"; runs still moving at the budget (seed, m, ratio, t): {stats['undecided']}"
+        out.message += "; runs still moving at the budget: " + "; ".join(
+            f"seed {s}, m = {m} (L/L_OLS = {plain(q, 3)} at t = {plain(t)})" for s, m, q, t in stats["undecided"])
     if out.status is Status.VERIFIED and not all(2 * k > c["n_seeds"] for k in majority.values()):
         undecided = any(run_verdict(r) == "undecided" for r in below)
         out.status = Status.INCONCLUSIVE if undecided else Status.REFUTED
