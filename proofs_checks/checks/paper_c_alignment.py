@@ -130,7 +130,8 @@ def alignment_gives_coordinates(ctx: Context) -> Outcome:
     ratios = np.append(ratios, 1 - found.margin)
     return within_bound(ratios, 1.0, "float64 rounding of ε = 1 − ⟨u,v⟩ ≥ 1e-8·(1 − 1e-8): relative error ≤ "
                         "4 eps/ε ≤ 1e-7, so the ratio may exceed 1 by ≤ 1e-7", slack=1e-7,
-                        message=f"max |u_i − v_i|/√({k:g}ε) = {ratios[:-1].max():.6f} over {len(pairs)} pairs; "
+                        message=f"largest |u_i − v_i|/{'√ε' if k == 1 else '√(2ε)'} over {len(pairs)} pairs (half of them in the "
+                                f"tight configuration u − v ∥ x_i) is {ratios[:-1].max():.6f}; "
                                 f"{found.describe('1 − ratio')}", searched_max_ratio=1 - found.margin)
 
 

@@ -17,6 +17,7 @@ from relucheck.theory.first_jump import first_jump
 from relucheck.theory.limit_process import correct_sign_mask
 
 from ..registry import Context, check
+from ..reader_text import plain_list
 from ..result import Outcome, Status, agree
 from .paper_c_instances import golden_instance, instance_of, leftover_exponent, limit_of, separated_instance
 from .paper_c_runs import exponents, flow_of, jump_errors, squared_outputs
@@ -107,7 +108,8 @@ def first_jump_constant(ctx: Context) -> Outcome:
                  "the half-fit crossing solved on its dense output), hence ≤ steps·rtol/γ to the "
                  "half-fit time (in ln(1/λ)-scaled units); neglected: other neurons' output on S_1 ≈ "
                  "λ^{2u_j(τ_1)}/(nγγ_j) and the final-value shift 3λ^{c*}/(2γ), both ≤ 1e-15 at λ = 1e-200",
-                 message=f"C_1 predicted {[round(p, 9) for p in preds]} vs measured {[round(q, 9) for q in meas]}",
+                 message=f"C_1 predicted {plain_list(preds, 10)} vs measured {plain_list(meas, 10)} (golden, random and "
+                         "wrong-sign instances, λ = 1e-200; 10 digits: the tolerance is about 1e-7)",
                  cases=info)
 
 
@@ -171,7 +173,7 @@ def one_neuron_per_saddle(ctx: Context) -> Outcome:
        mutant="eq. (14) without the square root: a_j = s_j ‖y_{S}‖ (and w_j scaled alike)")
 def final_parameters(ctx: Context) -> Outcome:
     """At τ_K + 0.5 the flow's (a, W) equal eqs. (13)–(14) up to 3·λ^{c*} (spec C14), λ = 1e-40 and 1e-80."""
-    preds, meas = [], []
+    preds, meas, cases = [], [], []
     for name in ("golden", "random"):
         inst, lp = instance_of(name, ctx.seed), limit_of(name, ctx.seed)
         a_pred, W_pred = lp.a.copy(), lp.weights(inst.inputs)
@@ -186,14 +188,15 @@ def final_parameters(ctx: Context) -> Outcome:
             err = max(np.abs(run.a - a_pred).max(), np.abs(run.W - W_pred).max())
             preds.append(3 * rate)
             meas.append(float(err))
+            cases.append(f"{name} at λ = {lam}")
     ok = all(q <= p for p, q in zip(preds, meas, strict=True))
-    pairs = [f"{q:.3g} ≤ {p:.3g}" for p, q in zip(preds, meas, strict=True)]
+    pairs = [f"{case}: {q:.3g} {'≤' if q <= p else '>'} {p:.3g}" for case, p, q in zip(cases, preds, meas, strict=True)]
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, preds, meas, "3·λ^{c*}",
                    "the error law of the final parameters (c* widened by the leftover exponent): a neuron fitted after jump l keeps a frozen "
                    "leftover λ^{u_j(τ_l)} on a point of S_l "
                    "(c* = min of these exponents), and the last jump settles like λ^{2γ·0.5} at τ_K + 0.5; the factor 3 is "
                    "the reconstructed bound's (observed ≈ 1.7)",
-                   f"max parameter error vs 3·max(λ^{{c*}}, λ^{{γ}}): {pairs}")
+                   f"max parameter error vs 3·max(λ^{{c*}}, λ^{{γ}}): {'; '.join(pairs)}")
 
 
 @check("C.thm2.fitted_sets", statement="C.thm2",
@@ -258,7 +261,8 @@ def exponent_tracking(ctx: Context) -> Outcome:
                    "the offsets of ũ_j are ln(κ)-type constants divided by ln(1/λ) (first-jump analysis: ũ_j = "
                    "u_j − ln(α_j e^{−γt})/ln(1/λ) while small), so sup·ln(1/λ) is asymptotically constant; an O(1) error "
                    "would double it when ln(1/λ) doubles, hence the factor-1.5 window",
-                   "sup|ũ − u|·ln(1/λ): " + "; ".join(f"{k}: {np.round(v['sup_times_L'], 3).tolist()}" for k, v in rows.items()),
+                   f"sup|ũ − u|·ln(1/λ) at λ = {', '.join(lams)}: "
+                   + "; ".join(f"{k} instance {plain_list(v['sup_times_L'], 3)}" for k, v in rows.items()),
                    details=rows)
 
 

@@ -18,6 +18,7 @@ from relucheck.theory.first_jump import linear_phase
 from relucheck.theory.limit_process import correct_sign_mask
 
 from ..registry import Context, check
+from ..reader_text import plain_list
 from ..result import Outcome, Status, agree
 from .paper_c_instances import instance_of, limit_of
 from .paper_c_runs import flow_of, run_flow, sampled_jump_times
@@ -54,8 +55,8 @@ def frozen_components(ctx: Context) -> Outcome:
                 "dφ_ji = −(dρ_j) φ_ji, so e^{ρ_j} φ_ji is constant and DOP853 (every component controlled relatively, "
                 "rtol 1e-10) keeps it to ≤ rtol per step (×10 for the two factors and the stages); a deactivated "
                 "component is projected onto its kink at the event, an exact 0 that the field keeps (x_i = e_i)",
-                message=f"{int(nonpos.sum())} non-positive and {int(wrong.sum())} wrong-sign components; every wrong-sign "
-                        f"component deactivated by an event: {all_events}")
+                message=f"{int(nonpos.sum())} non-positive and {int(wrong.sum())} wrong-sign components; "
+                        f"{'every' if all_events else 'not every'} wrong-sign component deactivated by an event")
     if not run.success:
         return Outcome(Status.INCONCLUSIVE, out.prediction, out.measurement, tol, out.tolerance_reason, run.message)
     return out.require(all_events, "a wrong-sign component was deactivated without an event")
@@ -104,7 +105,9 @@ def early_phase(ctx: Context) -> Outcome:
     out = agree(preds, meas, 1e-6,
                 "the linear system is exact up to O(λ²) before any growth; DOP853 at rtol 1e-10 over ≤ 10⁴ steps gives ≤ 1e-6 "
                 "on the cosines and on event times in real-time units (t = τ ln(1/λ), events located by root finding)",
-                message=f"misalignment at τ_0 = 0.05 for λ = 1e-20, 1e-40: {misalign}; decreasing: {decreasing}")
+                message=f"misalignment 1 − cos per neuron at τ_0 = 0.05: {plain_list(misalign[0])} at λ = 1e-20; "
+                        f"{plain_list(misalign[1])} at λ = 1e-40 ("
+                        f"{'smaller for every neuron' if decreasing else 'not smaller for some neuron'} at the smaller λ)")
     return out.require(decreasing, "misalignment does not decrease with λ")
 
 
