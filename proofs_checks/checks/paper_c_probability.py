@@ -94,8 +94,9 @@ def interpolation_probability(ctx: Context) -> Outcome:
     inside = all(a <= p <= b for p, a, b in zip(pred, lo, hi, strict=True))
     ok = inside and bound_ok and mismatches == 0
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, pred, rows_freq, {"interval_low": lo, "interval_high": hi},
-                   _Z_REASON, ("the exact probabilities lie inside their Monte Carlo intervals" if inside else "an exact "
-                    "probability lies outside its Monte Carlo interval") + f"; the lower bounds {'hold' if bound_ok else 'fail'}; Algorithm 1's interpolation and "
+                   _Z_REASON, ("the exact probabilities lie inside their Monte Carlo intervals" if inside else
+                               "an exact probability lies outside its Monte Carlo interval")
+                   + f"; the lower bounds {'hold' if bound_ok else 'fail'}; Algorithm 1's interpolation and "
                    f"'every row non-zero' disagree on {mismatches} draws",
                    details={"cases": PROP2_CASES, "trials": PROP2_TRIALS})
 
