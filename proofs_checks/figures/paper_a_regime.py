@@ -23,8 +23,9 @@ from relucheck.numerics.paper_a_verdicts import bracket, ladder, not_run, regime
 from ..report import write_table
 from . import style as figstyle
 
-# what ran (docs/scale_runs.md): the base ladder per d up to ds_nmax, the extended budget up to extend (s29)
-REGIME = dict(ds_nmax={2: 96, 3: 192, 4: 256, 5: 192}, extend={4: 128, 5: 128}, seeds=(0, 1, 2))
+# what ran (docs/scale_runs.md): the base ladder per d up to ds_nmax, the extended budget up to extend (s29), single
+# points beyond the grid with widths m₀ and 4m₀ (s30; d = 4, n = 384 ran at m₀ = 512 only, so it is not listed)
+REGIME = dict(ds_nmax={2: 96, 3: 192, 4: 256, 5: 192}, extend={4: 128, 5: 128}, points={5: (384,)}, seeds=(0, 1, 2))
 
 
 def chance_aligned(d: int, cut: float) -> float:
@@ -43,6 +44,8 @@ def _evidence(v) -> str:
                          + (f", confirmation cut short: stationary at t = {e['stationary_time']:.0f}"
                             if e.get("short") else "")
                          + (", extended budget)" if e.get("budget") == "extended" else ")") for e in sv["evidence"])
+        if sv["reason"] == "not run yet":  # a ladder width the journal does not hold (e.g. d = 4, n = 384 in s30)
+            runs += f"{', ' if runs else ''}m = {sv['want']}: not run"
         parts.append(f"seed {s}: {sv['verdict']} [{runs}]")
     return "; ".join(parts)  # no "|": the evidence sits in Markdown table cells
 
