@@ -290,3 +290,21 @@ def _decimal_text(d: Decimal) -> str:
 def yes_no(flag) -> str:
     """A boolean in a message: yes or no (never True/False)."""
     return "yes" if bool(flag) else "no"
+
+
+EVENT_WORDS = {"deactivate": "deactivation", "activate": "activation", "slide": "onset of sliding",
+               "leave_down": "exit from sliding to the inactive side", "leave_up": "exit from sliding to the active side"}
+
+
+def event_sequence(kinds, shown: int = 6) -> str:
+    """The kinds of a flow's events (`numerics.flows.EventKind` values) in order, in words, repeats counted:
+    'deactivation ×2, activation, deactivation ×2' (the first ``shown`` groups; never the enum values)."""
+    groups = []
+    for kind in kinds:
+        word = EVENT_WORDS.get(kind, str(kind).replace("_", " "))
+        if groups and groups[-1][0] == word:
+            groups[-1][1] += 1
+        else:
+            groups.append([word, 1])
+    text = ", ".join(w if k == 1 else f"{w} ×{k}" for w, k in groups[:shown])
+    return text + (", …" if len(groups) > shown else "")

@@ -30,6 +30,7 @@ from relucheck.theory.limit_process import limit_process_of
 from relucheck.theory.limit_process_exact import limit_process_exact
 
 from ..registry import Context, check
+from ..reader_text import event_sequence, plain
 from ..result import Outcome, Status, agree, apply_guard
 from .paper_c_flow import golden_instance, leftover_exponent, separated_instance
 
@@ -98,7 +99,7 @@ def _balance_outcome(ctx, key, run, digits, label):
     out = agree(0.0, drift, 10.0 ** -(digits - 10),
                 f"10^-(digits − 10) relative to a_j² + ‖w_j‖²; the Taylor step keeps each neuron "
                 f"to relative 10^-{digits} per step, and ≤ 10^4 steps with 10^6 of conditioning stay below 10^-(digits−10)",
-                message=f"{label}: {len(result.events)} events ({[e.kind.value for e in result.events][:6]}), "
+                message=f"{label}: {len(result.events)} events ({event_sequence(e.kind.value for e in result.events)}), "
                         f"{result.stats['steps']} steps", precision=f"mpmath {digits} digits",
                 events=len(result.events), steps=result.stats["steps"])
     return apply_guard(out, g, show=lambda v: mpmath.nstr(v, 5))
@@ -247,8 +248,9 @@ def group_closed_form(ctx: Context) -> Outcome:
     out = agree(0.0, err, tol,
                 "10·steps·(1 + c·t_end)·10^-digits: the Taylor step's relative error per neuron, accumulated, plus the "
                 f"rounding of t amplified by the rate c; it must be ≤ 10^-{CLOSED_FORM_DIGITS} (30 digits)",
-                message=f"max |Δρ|, |ΔN|/N over {len(run.trajectory.tau)} samples; p = {p}, n = {n}, groups {groups}, "
-                        f"t ∈ [0, {problem.horizon}], ρ_0 = {rho0}", precision=f"mpmath {DIGITS_GROUP} digits",
+                message=f"max |Δρ|, |ΔN|/N over {len(run.trajectory.tau)} samples; p = {p}, n = {n}, groups "
+                        + " and ".join("{" + ", ".join(str(i) for i in G) + "}" for G in groups)
+                        + f", t ∈ [0, {plain(float(problem.horizon))}], ρ_0 = {', '.join(rho0)} (8 digits)", precision=f"mpmath {DIGITS_GROUP} digits",
                 steps=run.stats["steps"])
     if tol > 10.0 ** -CLOSED_FORM_DIGITS and out.status is Status.VERIFIED:
         out.status = Status.INCONCLUSIVE
@@ -289,7 +291,7 @@ def logistic_fit_phase(ctx: Context) -> Outcome:
     out = agree(0.0, float(worst), tol,
                 "10·steps·(1 + c·ln(1/λ)·τ_end)·10^-digits (per-step relative error per neuron, accumulated, and the "
                 f"rounding of τ amplified by the rate); it must be ≤ 10^-{CLOSED_FORM_DIGITS}",
-                message=f"max relative error of a² over {len(run.trajectory.tau)} samples, τ ∈ [0, {problem.horizon:.4f}], "
+                message=f"max relative error of a² over {len(run.trajectory.tau)} samples, τ ∈ [0, {plain(problem.horizon)}], "
                         f"λ = {LAM_LOGISTIC}", precision=f"mpmath {DIGITS_CF} digits", steps=run.stats["steps"])
     if tol > 10.0 ** -CLOSED_FORM_DIGITS and out.status is Status.VERIFIED:
         out.status = Status.INCONCLUSIVE
@@ -354,8 +356,8 @@ def first_jump_constant_check(ctx: Context) -> Outcome:
                 f"neglected terms (first-jump analysis): other neurons' output λ^{{c*}} (c* = {c_star:.4f}) and the half-final "
                 "value's deviation λ^{γ·0.5} after the 0.5 horizon margin, each shifting C_1 by ≤ 10·λ^{...}/γ; plus "
                 "ln(1/λ)·10^-(digits−10) from the guarded jump time",
-                message=f"C_1 (mpmath) = {mpmath.nstr(C1, 25)}, measured {mpmath.nstr(measured, 25)}, theory.first_jump "
-                        f"(float64) {float_c1:.15g}; λ = {LAM_C1}",
+                message=f"C_1 = {mpmath.nstr(C1, 25)} (closed form), measured {mpmath.nstr(measured, 25)} (both to 25 "
+                        f"digits: the tolerance is {tol:.2g}); the float64 formula gives {float_c1:.15g}; λ = {LAM_C1}",
                 precision=f"mpmath {DIGITS_C1} digits", c_star=c_star)
     return apply_guard(out, guard_of(run, tol / float(L)))
 
@@ -403,7 +405,8 @@ def error_law(ctx: Context) -> Outcome:
     out = agree(preds, meas, max(tols),
                 f"corrections O(λ^{{c*}}) with c* = {c_star:.4f} (the smallest leftover exponent): 10·λ^{{c*}}/min γ_k per λ; the "
                 "last entry is C_1 in closed form vs the λ = 1e-1000 run (+10^-(digits−10) for the guarded jump time; τ_k exact)",
-                message=f"(τ̂_k − τ_k)·ln(1/λ) per λ: {table}; C_1 = {mpmath.nstr(C1, 20)}",
+                message="(τ̂_k − τ_k)·ln(1/λ) per jump k, to 20 digits: " + "; ".join(
+                    f"{', '.join(v)} at λ = {lam}" for lam, v in table.items()) + f"; C_1 = {mpmath.nstr(C1, 20)} (closed form)",
                 precision=f"mpmath {DIGITS_LAW} digits", per_entry_tolerances=tols)
     out.require(all(e <= t for e, t in zip(errors, tols, strict=False)), "an entry exceeds its own per-λ tolerance")
     worst = max(runs, key=lambda r: r.stats["guard_discrepancy"])
