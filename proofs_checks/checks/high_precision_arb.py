@@ -15,6 +15,7 @@ from relucheck.numerics.mp_arrays import _mpf_to_arb, flint_precision
 from relucheck.theory.limit_process import limit_process_of
 
 from ..registry import Context, check
+from ..reader_text import plain_interval
 from ..result import Outcome, Status
 from .high_precision import mixed_sign_instance
 from .paper_c_flow import golden_instance
@@ -67,6 +68,11 @@ def _outside(enc, run, mutate: bool):
     return bad, widest
 
 
+def _ball(text: str) -> str:
+    """Arb's ball '[0.0131640900779605 +/- 2.42e-22]' as 0.0131640900779605 ± 2.42e-22."""
+    return text.strip().removeprefix("[").removesuffix("]").replace(" +/- ", " ± ")
+
+
 @check("C.prop1.arb_certified_trajectory", statement="C.prop1", precision=f"arb {DIGITS_ARB} digits (validated)",
        mutant="one sample of the mpmath trajectory moved by three enclosure widths (outside the certified box)")
 def arb_certified_trajectory(ctx: Context) -> Outcome:
@@ -84,7 +90,8 @@ def arb_certified_trajectory(ctx: Context) -> Outcome:
                         f"10^-(digits−10) = {tol:g} to call the conservation certified at that accuracy",
                    f"{len(enc.steps)} validated steps of order {ORDER_ARB}; {len(run.trajectory.tau)} mpmath samples, "
                    f"{len(bad)} outside; widest a-enclosure radius {widest:.3g}; invariant width {inv_width:.3g}, "
-                   f"loss width {loss_width:.3g}; final loss ∈ {enc.losses[-1].str(20, radius=True)}",
+                   f"loss width {loss_width:.3g}; final loss {_ball(enc.losses[-1].str(20, radius=True))} (a certified "
+                   "ball, midpoint to 20 digits)",
                    f"arb {DIGITS_ARB} digits", {"steps": len(enc.steps), "invariant_width": inv_width,
                                                "loss_width": loss_width, "widest_a_radius": widest})
 
@@ -113,8 +120,8 @@ def arb_certified_jump_time(ctx: Context) -> Outcome:
     status = Status.VERIFIED if inside else Status.REFUTED
     return Outcome(status, [lo.str(20, radius=False), hi.str(20, radius=False)], mpmath.nstr(tau, 25), float(width),
                    "containment in a certified interval is exact; the bracket's width (h/32^4 pieces) is reported",
-                   f"certified τ̂_1 ∈ [{lo.str(15, radius=False)}, {hi.str(15, radius=False)}] (width {float(width):.3g}); "
-                   f"mpmath: {mpmath.nstr(tau, 20)}; λ = {LAM_ARB}", f"arb {DIGITS_ARB} digits",
+                   f"certified τ̂_1 ∈ {plain_interval(lo.str(25, radius=False), hi.str(25, radius=False))} (rounded "
+                   f"outward; width {float(width):.3g}); mpmath: {mpmath.nstr(tau, 12)}; λ = {LAM_ARB}", f"arb {DIGITS_ARB} digits",
                    {"bracket_width": float(width)})
 
 
@@ -167,6 +174,10 @@ def arb_certified_events(ctx: Context) -> Outcome:
                    "containment in a certified interval is exact; the widths of the event intervals (bisection to the "
                    "working precision) and of the bracket (h/32^4 pieces) are reported",
                    f"{len(enc.events)} certified events of widths {', '.join(f'{w:.2g}' for w in widths[:-1])}; "
-                   f"half-fit τ ∈ [{lo.str(15, radius=False)}, {hi.str(15, radius=False)}]; {len(enc.steps)} validated "
-                   f"steps; all mpmath times inside: {all(inside)}; invariant contained: {inv_ok}; λ = {LAM_EVENTS}",
+                   f"half-fit τ ∈ {plain_interval(lo.str(25, radius=False), hi.str(25, radius=False))} (rounded outward); "
+                   f"{len(enc.steps)} validated steps; "
+                   + ("every mpmath time lies inside its certified interval" if all(inside) else
+                      f"{len(inside) - sum(inside)} of {len(inside)} mpmath times lie outside their certified intervals")
+                   + ("; q_j(0) lies in every enclosure of q_j(τ)" if inv_ok else "; q_j(0) leaves an enclosure of q_j(τ)")
+                   + f"; λ = {LAM_EVENTS}",
                    f"arb {DIGITS_EVENTS} digits", {"events": len(enc.events), "widths": widths})
