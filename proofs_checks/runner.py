@@ -159,8 +159,10 @@ def _default_mpmath_precision():
 
 @functools.cache
 def _process_versions() -> tuple:
-    """`result.versions` of this process, computed once: they cannot change during a run, and reading the libraries'
-    metadata took 5 ms per record (≈ 0.45 s of CPU over the default suite's 88 records)."""
+    """`result.versions` of this process, computed once: reading the libraries' metadata took 5 ms per record (≈ 0.45 s
+    of CPU over the default suite's 88 records). `run_checks` reads it before the pool forks its workers, which inherit
+    it: the records of one run name the code as it was when the run started, even if its files are edited meanwhile
+    (each worker hashed the files itself before, and a file edited during a run gave its records two code hashes)."""
     return tuple(versions().items())
 
 
@@ -337,6 +339,7 @@ def run_checks(checks: list[Check], seed: int = 0, *, mutate: bool = False, prog
     from relucheck.numerics.executor import SerialExecutor
 
     executor = SerialExecutor() if executor is None else executor
+    _process_versions()  # read here, before any worker is forked: every record of the run names the same code
     work = []
     for chk in checks:
         which = tuple(m for m in ((False, True) if mutate else (False,))

@@ -106,3 +106,20 @@ def test_a_forked_worker_starts_with_the_parents_objects_out_of_the_collectors_r
     finally:
         pool.close()
     assert frozen > 0 and gc.get_freeze_count() == 0  # the worker's heap frozen; this process's given back
+
+
+def _versions_of_a_worker(task):
+    from relucheck.proofs_checks import runner
+
+    return runner._process_versions.cache_info().currsize
+
+
+def test_a_pool_worker_inherits_the_versions_the_run_read_before_forking_it():
+    from relucheck.proofs_checks import runner
+
+    runner._process_versions.cache_clear()
+    with ProcessExecutor(1) as pool:
+        run_checks(select("default", "A.thm3.1.rate"), progress=False, executor=pool)
+        assert runner._process_versions.cache_info().currsize == 1  # read in this process, by run_checks
+        cached = dict(pool.map_unordered(_versions_of_a_worker, [0]))[0]
+    assert cached == 1  # the worker found it cached: forked after it was read
