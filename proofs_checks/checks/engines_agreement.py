@@ -30,6 +30,7 @@ from relucheck.numerics.flows.loop import integrate
 from relucheck.numerics.precision_guard import Guarded
 from relucheck.theory.limit_process import limit_process_of
 
+from ..reader_text import EVENT_WORDS
 from ..registry import Context, check
 from ..result import Outcome, Status, agree, apply_guard
 from .high_precision import mixed_sign_instance
@@ -92,7 +93,10 @@ def cross_engine(ctx: Context) -> Outcome:
     out = agree(preds, meas, max(tols),
                 "float64: DOP853's global error 10·steps·rtol·max(1, τ) plus the cubic Hermite interpolation error of "
                 "ln‖θ_j‖ on the step of the jump (h⁴ max|f⁽⁴⁾|/384/|f'| from the mpmath polynomials); mpmath: "
-                "10^-(digits − log10 ln(1/λ) − 5), checked by its guard", message=f"λ = {LAM_CROSS}; runs {rows}",
+                "10^-(digits − log10 ln(1/λ) − 5), checked by its guard",
+                message=f"λ = {LAM_CROSS}; float64 steps: " + "; ".join(
+                    f"{'mixed-sign' if name == 'mixed' else name} instance {', '.join(str(r['steps']) for r in rows if r['instance'] == name)} (data, inputs basis)"
+                    for name in dict.fromkeys(r["instance"] for r in rows)),
                 precision=f"mpmath {DIGITS_CROSS} digits vs float64", per_entry_tolerances=tols)
     out.require(bool(np.all(errors <= np.array(tols))), "a jump time exceeds its own tolerance")
     s = worst.stats
@@ -223,12 +227,12 @@ def _compare_at(seed, lam, mutate):
             matched = w is not None and (w.neuron, w.datum, w.kind) == (v.neuron, v.datum, v.kind)
             estimate = 2 * abs(v.tau - w.tau) if matched else 0.0
             entries.append((u.tau, v.tau, time_tolerance(f64, u.tau) + estimate + mp_tol,
-                            f"event {k} {u.kind.value} ({u.neuron}, {u.datum})"))
+                            f"event {k} ({_event_text(u)})"))
             continue
         when = min(e.tau for e in (u, v) if e is not None)
-        shown = [None if e is None else (round(e.tau, 6), e.neuron, e.datum, e.kind.value) for e in (u, v)]
+        shown = ["none" if e is None else f"{_event_text(e)} at τ = {e.tau:.6g}" for e in (u, v)]
         if when >= tie - time_tolerance(f64, when):
-            undecided.append(f"λ = {lam}: events differ from #{k} at τ = {when:.6g} (mpmath {shown[0]}, float64 "
+            undecided.append(f"λ = {lam}: events differ from event {k} at τ = {when:.6g} (mpmath {shown[0]}, float64 "
                              f"{shown[1]}), after a decision within rounding at τ = {tie:.6g}")
         else:
             entries.append((np.nan, np.nan, 0.0, f"event {k}: mpmath {shown[0]} vs float64 {shown[1]} (no tie before)"))
@@ -243,7 +247,8 @@ def _compare_at(seed, lam, mutate):
             entries.append((jp.tau, meas, time_tolerance(f64, jp.tau) + (hermite_error(f64, mp, other) if other else 0)
                             + mp_tol, f"jump of neuron {jp.neuron}"))
         if set(jf) - {jp.neuron for jp in mp.jumps}:
-            entries.append((np.nan, np.nan, 0.0, f"float64 jumps of neurons {sorted(set(jf) - {jp.neuron for jp in mp.jumps})}"))
+            extra = sorted(set(jf) - {jp.neuron for jp in mp.jumps})
+            entries.append((np.nan, np.nan, 0.0, f"float64 jumps of neurons {', '.join(str(j) for j in extra)}"))
     L0 = float(f64.trajectory.loss[0]) if f64.trajectory.tau[0] == 0 else float(np.sum(problem.labels ** 2)) / (2 * problem.n)
     loss_tol = 2 * L0 * 10 * f64.stats["steps"] * f64.tolerances["rtol"]
     for t, lm, lf in zip(mp.trajectory.tau, mp.trajectory.loss, f64.trajectory.loss):
@@ -275,8 +280,9 @@ def general_data_engines(ctx: Context) -> Outcome:
     status = Status.REFUTED if bad else (Status.INCONCLUSIVE if undecided else Status.VERIFIED)
     worst = float(np.nanmax(np.abs(pred - meas) / np.where(tols > 0, tols, 1))) if len(entries) else np.nan
     message = (f"{len(entries)} entries compared (events, jumps, plateau losses), worst error/tolerance {worst:.3g}"
-               + (f"; disagree: {bad[:4]}" if bad else "") + (f"; not compared: {undecided}" if undecided else "")
-               + f"; runs {rows}")
+               + (f"; disagree: {'; '.join(bad[:4])}" if bad else "") + (f"; not compared: {'; '.join(undecided)}"
+                                                                         if undecided else "")
+               + "; " + "; ".join(_run_text(r) for r in rows))
     return Outcome(status, pred.tolist(), meas.tolist(), float(tols.max()) if len(tols) else None,
                    "times: 10·steps·rtol·max(1, τ) of float64 (+ its Hermite interpolation error for jumps, + 2·|τ(rtol) − "
                    "τ(rtol/100)| for events) + 10^-(digits − log10 ln(1/λ) − 5) of mpmath; losses: 2·L(0)·10·steps·rtol",
@@ -284,6 +290,25 @@ def general_data_engines(ctx: Context) -> Outcome:
                    f"mpmath {DIGITS_GENERAL} digits vs float64", {"per_entry_tolerances": tols.tolist(), "runs": rows,
                                                                    "what": [e[3] for e in entries]}
                    | ({"why_inconclusive": _why_undecided(undecided)} if undecided else {}))
+
+
+def _event_text(e) -> str:
+    """One event in words: 'deactivation of neuron 2 on datum 5'."""
+    return f"{EVENT_WORDS.get(e.kind.value, e.kind.value)} of neuron {e.neuron} on datum {e.datum}"
+
+
+def _run_text(row: dict) -> str:
+    """The two runs at one λ in words: 'at λ = 1e-40: both runs succeeded with 18 events each, 240 and 72 steps, 6 and 0
+    near ties (float64, mpmath)'."""
+    def ended(status: str) -> str:
+        return "succeeded" if status == "success" else f"ended with status {status.replace('_', ' ')}"
+
+    f64, mp = row["float64"], row["mpmath"]
+    ends = f"both runs {ended(f64)}" if f64 == mp else f"the float64 run {ended(f64)}, the mpmath run {ended(mp)}"
+    ne = row["events"]
+    events = f"{ne[0]} events each" if ne[0] == ne[1] else f"{ne[0]} and {ne[1]} events"
+    return (f"at λ = {row['lambda']}: {ends} with {events}, {row['steps'][0]} and {row['steps'][1]} steps, "
+            f"{row['near_ties'][0]} and {row['near_ties'][1]} near ties (float64, mpmath)")
 
 
 def _why_undecided(undecided: list[str]) -> str:
