@@ -390,6 +390,9 @@ def entry() -> None:
         except (OSError, ValueError):
             pass
         os._exit(code)
+    import gc
+
+    gc.freeze()  # the interpreter's shutdown would collect the whole heap (the loaded modules' objects): ~0.3 s of CPU
     sys.exit(code)
 
 
