@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..reader_text import plain, significant_digits
 from ..registry import Context, check
 from ..result import Outcome, Status
 
@@ -29,6 +30,11 @@ def _case(seed: int):
     return limit(inst), signs, float(np.linalg.norm(D_plus)), float(np.linalg.norm(D_minus))
 
 
+def _to_bar(value: float, bar: float) -> str:
+    """A value to the digits its error bar warrants (one below the bar's first digit)."""
+    return plain(value, significant_digits(abs(value), bar, high=12))
+
+
 @check("A.lemF.4.escape_time_limit", statement="A.lemF.4", suites=("full",),
        mutant="predicts τ* = 1/(2‖D_±‖) (the rate of a loss without the ½)")
 def escape_time_limit(ctx: Context) -> Outcome:
@@ -48,7 +54,8 @@ def escape_time_limit(ctx: Context) -> Outcome:
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, predicted, measured, bars,
                    "each escape time's own error bar from `relucheck limit`: twice the spread of the extrapolants plus "
                    "the engines' error bounds carried through the extrapolation (docs/limit.md)",
-                   f"τ*_esc(+) = {measured[0]:.10g} ± {bars[0]:.2g} vs 1/‖D_+‖ = {predicted[0]:.10g}; "
-                   f"τ*_esc(−) = {measured[1]:.10g} ± {bars[1]:.2g} vs 1/‖D_−‖ = {predicted[1]:.10g}",
+                   f"τ*_esc(+) = {_to_bar(measured[0], bars[0])} ± {bars[0]:.2g} vs 1/‖D_+‖ = "
+                   f"{_to_bar(predicted[0], bars[0])}; τ*_esc(−) = {_to_bar(measured[1], bars[1])} ± {bars[1]:.2g} vs "
+                   f"1/‖D_−‖ = {_to_bar(predicted[1], bars[1])}",
                    details={"ladder": [r["log_inv_lambda"] for r in result.ladder],
                             "samples": [j.samples for j in firsts]})

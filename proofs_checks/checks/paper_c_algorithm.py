@@ -72,16 +72,17 @@ def golden_example_exact(ctx: Context) -> Outcome:
     mismatches = []
     if same:
         for key in ("tau", "plateaus"):
-            mismatches += [f"{key}[{i}]" for i, (p, q) in enumerate(zip(pred[key], meas[key], strict=True))
-                           if lpe.exact_sign(p - q)]
-        mismatches += [key for key in ("u3_final", "squared_norm", "min_norm_squared")
-                       if lpe.exact_sign(pred[key] - meas[key])]
+            mismatches += [f"{'τ' if key == 'tau' else 'plateau loss '}_{i + 1}".replace(" _", " ")
+                           for i, (p, q) in enumerate(zip(pred[key], meas[key], strict=True)) if lpe.exact_sign(p - q)]
+        words = {"u3_final": "u_3 at the end", "squared_norm": "‖θ‖²", "min_norm_squared": "the min-norm ‖θ‖²"}
+        mismatches += [words[key] for key in words if lpe.exact_sign(pred[key] - meas[key])]
     ok = same and not mismatches
     as_text = {k: str(v) for k, v in meas.items()}
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, {k: str(v) for k, v in pred.items()}, as_text, 0,
                    "exact algebraic arithmetic: equality decided by the exact sign of the difference "
                    "(minimal polynomial when numerically zero)",
-                   "all quantities equal exactly" if ok else f"differ: {mismatches or 'jump order / fitted sets'}",
+                   "all quantities equal exactly" if ok else
+                   f"differ: {', '.join(mismatches) if mismatches else 'the jump order or the fitted sets'}",
                    details={"tau_float": [float(x) for x in meas["tau"]]})
 
 
