@@ -106,7 +106,10 @@ def same_branch(one: Curve, other: Curve) -> bool:
 def _difference(one: Curve, other: Curve) -> str:
     """How two runs' discrete choices differ, for a reader."""
     if one.jumped != other.jumped:
-        return f"they jump neurons {one.jumped} and {other.jumped}"
+        def listed(neurons) -> str:
+            return ", ".join(str(j) for j in neurons) if len(neurons) else "none"
+
+        return f"they jump neurons {listed(one.jumped)} and {listed(other.jumped)}"
     j, i = np.argwhere((one.pattern != 0) & (other.pattern != 0) & (one.pattern != other.pattern))[0]
     side = {1.0: "active", -1.0: "inactive"}
     return (f"they jump the same neurons, but neuron {j} ends {side[one.pattern[j, i]]} on datum {i} at the first step "
