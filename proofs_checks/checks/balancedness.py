@@ -25,7 +25,7 @@ def symbolic_proof(ctx: Context) -> Outcome:
     expr = invariant_derivative(3, 3, weight_on_w=k)
     status = Status.VERIFIED if expr == 0 else Status.REFUTED
     return Outcome(status, "0", str(expr)[:200], 0, "exact symbolic identity: the simplified derivative must be 0",
-                   f"d/dt(a² − {k}‖w‖²) simplifies to {'0' if expr == 0 else 'a non-zero expression'}")
+                   f"d/dt(a² − {'' if k == 1 else k}‖w‖²) simplifies to {'0' if expr == 0 else 'a non-zero expression'}")
 
 
 @check("B.lem1.gd_step_identity", statement="B.lem1", precision="exact (SymPy) + float64",

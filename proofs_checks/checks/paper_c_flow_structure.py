@@ -167,7 +167,8 @@ def engines_agree(ctx: Context) -> Outcome:
         if not run.success:
             return Outcome(Status.INCONCLUSIVE, preds, meas, tol, reason, f"basis {run.stats['basis']}: {run.message}")
     return agree(preds, meas, tol, reason,
-                 message=f"{len(data.jumps)} jumps; nfev data basis {data.stats['nfev']}, inputs basis {inputs.stats['nfev']}")
+                 message=f"{len(data.jumps)} jumps; {data.stats['nfev']} field evaluations in the data basis, "
+                         f"{inputs.stats['nfev']} in the inputs basis")
 
 
 @check("C.thm1.gd_matches_flow", statement="C.thm1", suites=("full",),
