@@ -138,8 +138,9 @@ def ties_only_for_special_labels(ctx: Context) -> Outcome:
 
 
 def _tie_text(tie) -> str:
-    """One exact tie of Algorithm 1 for a reader: 'at iteration 1 neurons 0 and 1 tie at τ = 2⋅√2 ≈ 2.828'."""
-    exact = sp.pretty(tie["tau"], use_unicode=True)
+    """One exact tie of Algorithm 1 for a reader: 'at iteration 1 neurons 0 and 1 tie at τ = 2·√2 ≈ 2.828' (SymPy's
+    dot operator U+22C5 written as the middle dot ·, which the LaTeX report maps)."""
+    exact = sp.pretty(tie["tau"], use_unicode=True).replace("\N{DOT OPERATOR}", "·")
     if "\n" in exact:  # a form that needs several lines: SymPy's one-line text
         exact = sp.sstr(tie["tau"])
     return (f"at iteration {tie['iteration']} neurons {' and '.join(str(j) for j in tie['neurons'])} tie at "
