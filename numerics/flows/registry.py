@@ -91,6 +91,6 @@ def solve(problem, engine: str = "auto", *, escalation_digits: int = 30, **optio
         return integrate(eng, problem, **loop, **engine)
 
     result = eng.review(result, problem, engine_options, rerun)
-    if result.status is Status.SETTLED:
+    if result.status in (Status.SETTLED, Status.SUCCESS):
         later_growth(result, problem)
     return result

@@ -52,17 +52,19 @@ def growing(track, label_scale: float, end: float, small=None) -> list[tuple[int
 
 
 def later_growth(result, problem, shown: int = 3) -> None:
-    """A settled run (status SETTLED: no neuron can grow before the maximal horizon) whose small neurons still grow
-    says which, and when they would reach the labels' scale at their present rates, in ``stats["later_growth"]`` and
-    in its message: its jump times and last plateau are those of the flow up to the maximal horizon, and such a later
-    jump would change the final norms the jump rule reads them against (red team, session 30: neurons reaching the
-    labels' scale at τ ≈ 102, past max_horizon 100, and a rerun to τ = 1000 placing neuron 2's half-final-norm
-    crossing at τ = 240 instead of 12.75, as neuron 2 grew again with them)."""
+    """A run that ends with vouched answers (status SUCCESS or SETTLED) whose small neurons still grow names them, with
+    the time each would reach the labels' scale at its present rate, in ``stats["later_growth"]`` and in its message.
+    Its jump times and last plateau are read against the norms at its end; such a neuron's later jump can change those
+    norms (red team, session 30: on drawn general data neurons 3 and 4 reach it at τ ≈ 101 and 105, past the default
+    max_horizon 100 where the run settled at τ = 34, and jump at τ = 241.6 in a run to 1000; neuron 2, which grows
+    again with them, then crosses half its final norm at τ = 240.1 instead of 12.75). Neither the settling rule (up to
+    max_horizon) nor the at-rest test (up to twice the end) can see past its look-ahead: the message says so."""
     track = getattr(result, "track", None)  # (a stand-in result without one: nothing to say)
     if track is None or not track.values:
         return
     label_scale = float(np.abs(np.asarray(problem.labels, dtype=float)).max())
-    later = growing(track, label_scale, float(result.stats.get("end", track.t[-1])))
+    end = float(result.stats.get("end", track.t[-1]))
+    later = growing(track, label_scale, end)
     result.stats["later_growth"] = [{"neuron": j, "reaches_labels_scale_at": tau} for j, tau in later]
     if not later:
         return
@@ -70,9 +72,9 @@ def later_growth(result, problem, shown: int = 3) -> None:
     first = later[:shown]
     who = ", ".join(f"neuron {j} at {unit} ≈ " + (f"{tau:.4g}" if tau < 1e4 else f"{tau:,.0f}") for j, tau in first)
     more = f" and {len(later) - len(first)} more" if len(later) > len(first) else ""
-    result.message += (f"; still growing below the labels' scale, at their present rates reaching it past the maximal "
-                       f"horizon {problem.max_horizon:g}: {who}{more}; the jump times and the last plateau are those "
-                       "of the flow up to there (a larger max_horizon includes later jumps)")
+    result.message += (f"; still growing below the labels' scale at the end, reaching it at their present rates: "
+                       f"{who}{more}; the jump times and the last plateau are read against the norms at {unit} = "
+                       f"{end:.6g}, and a later jump would move them (a later end includes it)")
 
 
 def rest_window(problem) -> float:
