@@ -95,7 +95,8 @@ def cross_engine(ctx: Context) -> Outcome:
                 "ln‖θ_j‖ on the step of the jump (h⁴ max|f⁽⁴⁾|/384/|f'| from the mpmath polynomials); mpmath: "
                 "10^-(digits − log10 ln(1/λ) − 5), checked by its guard",
                 message=f"λ = {LAM_CROSS}; float64 steps: " + "; ".join(
-                    f"{'mixed-sign' if name == 'mixed' else name} instance {', '.join(str(r['steps']) for r in rows if r['instance'] == name)} (data, inputs basis)"
+                    f"{'mixed-sign' if name == 'mixed' else name} instance "
+                    f"{', '.join(str(r['steps']) for r in rows if r['instance'] == name)} (data, inputs basis)"
                     for name in dict.fromkeys(r["instance"] for r in rows)),
                 precision=f"mpmath {DIGITS_CROSS} digits vs float64", per_entry_tolerances=tols)
     out.require(bool(np.all(errors <= np.array(tols))), "a jump time exceeds its own tolerance")

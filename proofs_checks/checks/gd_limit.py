@@ -260,7 +260,8 @@ def _gd_limit(ctx: Context, lam: str, horizon: float, step: float, draws) -> Out
                   FIRST_ORDER_RATIO, REASON,
                   f"worst ratio |GD(η/4) − flow| / |GD(η) − GD(η/4)| = {worst:.3f} over {len(judged)} draws "
                   f"(η = {', '.join(f'{h:g}' for h in steps)}, λ = {lam}, τ ≤ {horizon:g}, most kinks slid on at once: "
-                  f"{codimension})" + (f"; on draw{'s' if len(off) > 1 else ''} {', '.join(str(k) for k in off)} GD down to η = {step / 4**LADDER_DEPTH:g} jumps with other "
+                  f"{codimension})" + (f"; on draw{'s' if len(off) > 1 else ''} {', '.join(str(k) for k in off)} GD down "
+                                        f"to η = {step / 4**LADDER_DEPTH:g} jumps with other "
                                         "neurons than the flow" if off else "")
                   + (f"; left out: {'; '.join(left_out)}" if left_out else ""),
                   details={"draws": rows})

@@ -250,7 +250,8 @@ def group_closed_form(ctx: Context) -> Outcome:
                 f"rounding of t amplified by the rate c; it must be ≤ 10^-{CLOSED_FORM_DIGITS} (30 digits)",
                 message=f"max |Δρ|, |ΔN|/N over {len(run.trajectory.tau)} samples; p = {p}, n = {n}, groups "
                         + " and ".join("{" + ", ".join(str(i) for i in G) + "}" for G in groups)
-                        + f", t ∈ [0, {plain(float(problem.horizon))}], ρ_0 = {', '.join(rho0)} (8 digits)", precision=f"mpmath {DIGITS_GROUP} digits",
+                        + f", t ∈ [0, {plain(float(problem.horizon))}], ρ_0 = {', '.join(rho0)} (8 digits)",
+                precision=f"mpmath {DIGITS_GROUP} digits",
                 steps=run.stats["steps"])
     if tol > 10.0 ** -CLOSED_FORM_DIGITS and out.status is Status.VERIFIED:
         out.status = Status.INCONCLUSIVE

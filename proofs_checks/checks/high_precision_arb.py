@@ -121,7 +121,8 @@ def arb_certified_jump_time(ctx: Context) -> Outcome:
     return Outcome(status, [lo.str(20, radius=False), hi.str(20, radius=False)], mpmath.nstr(tau, 25), float(width),
                    "containment in a certified interval is exact; the bracket's width (h/32^4 pieces) is reported",
                    f"certified τ̂_1 ∈ {plain_interval(lo.str(25, radius=False), hi.str(25, radius=False))} (rounded "
-                   f"outward; width {float(width):.3g}); mpmath: {mpmath.nstr(tau, 11)}; λ = {LAM_ARB}", f"arb {DIGITS_ARB} digits",
+                   f"outward; width {float(width):.3g}); mpmath: {mpmath.nstr(tau, 11)}; λ = {LAM_ARB}",
+                   f"arb {DIGITS_ARB} digits",
                    {"bracket_width": float(width)})
 
 

@@ -111,7 +111,8 @@ def escape_time(ctx: Context) -> Outcome:
                  "relative: the O(1) part of T_esc depends on λ only through O(λ) terms (≤ 1e-2 at λ = 1e-2) "
                  "over a ln(1/λ) range of 13.8, and the crossing is read at the step resolution η = 0.01 (≤ 1e-3 "
                  "relative on T_esc ≥ 9)", relative=True,
-                 message=f"T_esc = {plain_list(r['t_esc'])} at λ = {plain_list(LAMBDAS_EARLY)}; 1/‖D_+‖ = {plain(1 / Dn)}", t_esc=r["t_esc"])
+                 message=f"T_esc = {plain_list(r['t_esc'])} at λ = {plain_list(LAMBDAS_EARLY)}; 1/‖D_+‖ = {plain(1 / Dn)}",
+                 t_esc=r["t_esc"])
 
 
 # -- phase 3: logistic growth of one balanced neuron (S6, M2) --------------------------------------------
@@ -392,6 +393,7 @@ def excess_risk(ctx: Context) -> Outcome:
                 "4 Monte-Carlo standard errors of the ratio (2000 repetitions) plus the O(d/n) relative correction "
                 "(taken as 2d/n) of treating the half-Gaussian design of each piece as a Gaussian one",
                 message="measured ratios " + ", ".join(f"{plain(q)} ± {plain(e, 2)} at (d, n) = ({d}, {n})"
-                                                 for q, e, (d, n) in zip(ratios, se, cases)) + "; " + ("" if ctx.mutate else "paper's claim refuted: the two-piece limit has about "
-                                        "twice the OLS excess risk, not the same"), ratios=ratios)
+                                                 for q, e, (d, n) in zip(ratios, se, cases)) + "; "
+                + ("" if ctx.mutate else "paper's claim refuted: the two-piece limit has about twice the OLS excess "
+                   "risk, not the same"), ratios=ratios)
     return out
