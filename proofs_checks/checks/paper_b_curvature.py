@@ -272,12 +272,14 @@ def extinction(ctx: Context) -> Outcome:
     t_tilde, t_ext, t_star, monotone = ctx.cached("run", lambda: _extinction_run(ctx.seed))
     if t_star is None or t_tilde > t_star:
         return Outcome(Status.INCONCLUSIVE, t_tilde, t_ext, 0.05, "GD time grid η = 0.05",
-                       f"the lemma's hypothesis t̃ ≤ t* fails (t̃ = {t_tilde:.3g}, t* = {t_star})")
+                       f"the lemma's hypothesis t̃ ≤ t* fails (t̃ = {t_tilde:.3g}, t* = "
+                       f"{'never reached' if t_star is None else f'{t_star:.6g}'})")
     if ctx.mutate:
         ok = t_ext is None or t_ext >= t_star
     else:
         ok = t_ext is not None and t_ext <= t_tilde and monotone
     return Outcome(Status.VERIFIED if ok else Status.REFUTED, f"extinction ≤ t̃ = {t_tilde:.3g}", t_ext, 0.05,
                    "times on the GD grid η = 0.05 (exact comparisons of recorded step times)",
-                   f"extinction at t = {t_ext}, t̃ = {t_tilde:.3g}, t* = {t_star}; correct pairs non-decreasing "
-                   f"before t*: {monotone}")
+                   ("no extinction" if t_ext is None else f"extinction at t = {t_ext:.6g}")
+                   + f", t̃ = {t_tilde:.3g}, t* = {t_star:.6g}; the correctly signed pairs "
+                   f"{'do not decrease' if monotone else 'decrease'} before t* (times on the GD grid η = 0.05)")

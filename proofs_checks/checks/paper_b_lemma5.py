@@ -99,5 +99,6 @@ def convergence_iff_good_init(ctx: Context) -> Outcome:
                    "event-level agreement: the converged runs stop below 1e-6/(2n) while the others keep a loss "
                    "floor Σ_unfit y_i²/(2n) ≥ 1/(2n), far apart",
                    f"{disagree} disagreements in {len(conv)} seeds; P̂(conv) = {conv.mean():.3f} (95% CI "
-                   f"[{low:.3f}, {high:.3f}]), exact P(𝓘) = {exact:.4f}; smallest non-converged loss {floor}",
+                   f"[{low:.3f}, {high:.3f}]), exact P(𝓘) = {exact:.4f}; "
+                   + ("every run converged" if floor is None else f"smallest loss of a non-converged run {floor:.4g}"),
                    details={"converged": int(conv.sum()), "exact_probability": exact})
