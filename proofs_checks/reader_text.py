@@ -292,16 +292,15 @@ def yes_no(flag) -> str:
     return "yes" if bool(flag) else "no"
 
 
-EVENT_WORDS = {"deactivate": "deactivation", "activate": "activation", "slide": "onset of sliding",
-               "leave_down": "exit from sliding to the inactive side", "leave_up": "exit from sliding to the active side"}
-
 
 def event_sequence(kinds, shown: int = 6) -> str:
     """The kinds of a flow's events (`numerics.flows.EventKind` values) in order, in words, repeats counted:
     'deactivation ×2, activation, deactivation ×2' (the first ``shown`` groups; never the enum values)."""
+    from relucheck.numerics.flows.events import EventKind  # here: the text helpers load no numerics on import
+
     groups = []
     for kind in kinds:
-        word = EVENT_WORDS.get(kind, str(kind).replace("_", " "))
+        word = EventKind(kind).words if kind in EventKind._value2member_map_ else str(kind).replace("_", " ")
         if groups and groups[-1][0] == word:
             groups[-1][1] += 1
         else:

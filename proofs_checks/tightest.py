@@ -29,8 +29,7 @@ class TightestCase:
     examples: int
 
     def describe(self, unit: str = "margin") -> str:
-        return (f"targeted search (hypothesis target(), {self.examples} cases): tightest {unit} "
-                f"{self.margin:.6g}")
+        return f"a targeted search (Hypothesis, {self.examples} cases) found the tightest {unit} {self.margin:.4g}"
 
 
 def tightest_case(margin: Callable[[Any], float | None], strategy, *, seed: int,

@@ -251,5 +251,5 @@ def test_differing_event_lists_are_shown_from_their_first_difference():
         return [Event(0.1 * k, 0, 1, kind) for k, kind in enumerate(kinds)]
 
     said = _event_structure(SimpleNamespace(events=events([down, up] * 3)), SimpleNamespace(events=events([down, up] * 2)))
-    assert "from its event 5 on: ['deactivate', 'activate'] (6 in all) against none (4)" in said
+    assert "from its event 5 on: deactivation, activation (6 in all) against none (4)" in said
     assert _event_structure(SimpleNamespace(events=events([down])), SimpleNamespace(events=events([down]))) is None

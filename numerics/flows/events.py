@@ -31,6 +31,15 @@ class EventKind(str, enum.Enum):
     LEAVE_DOWN = "leave_down"  # a sliding component's weight η reached 0: it leaves to the inactive side
     LEAVE_UP = "leave_up"  # η reached 1: it leaves to the active side
 
+    @property
+    def words(self) -> str:
+        """The kind for a reader: 'deactivation', 'onset of sliding', 'exit from sliding to the active side', …"""
+        return _WORDS[self.value]
+
+
+_WORDS = {"deactivate": "deactivation", "activate": "activation", "slide": "onset of sliding",
+          "leave_down": "exit from sliding to the inactive side", "leave_up": "exit from sliding to the active side"}
+
 
 @dataclass(frozen=True)
 class Event:

@@ -88,8 +88,8 @@ def _event_structure(run, check) -> str | None:
             q = next((q for q, (a, b) in enumerate(zip(u, v)) if a != b), min(len(u), len(v)))
             where = f"from its event {q + 1} on" if q else "from the first"
             return (f"the events of neuron {key[0]} on datum {key[1]} differ {where}: "
-                    f"{[k.value for k in u[q:q + 4]] or 'none'} ({len(u)} in all) against "
-                    f"{[k.value for k in v[q:q + 4]] or 'none'} ({len(v)}) in the check run ({len(run.events)} and "
+                    f"{', '.join(k.words for k in u[q:q + 4]) or 'none'} ({len(u)} in all) against "
+                    f"{', '.join(k.words for k in v[q:q + 4]) or 'none'} ({len(v)}) in the check run ({len(run.events)} and "
                     f"{len(check.events)} events in all)")
     return None
 

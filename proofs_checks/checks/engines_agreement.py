@@ -30,7 +30,6 @@ from relucheck.numerics.flows.loop import integrate
 from relucheck.numerics.precision_guard import Guarded
 from relucheck.theory.limit_process import limit_process_of
 
-from ..reader_text import EVENT_WORDS
 from ..registry import Context, check
 from ..result import Outcome, Status, agree, apply_guard
 from .high_precision import mixed_sign_instance
@@ -295,7 +294,7 @@ def general_data_engines(ctx: Context) -> Outcome:
 
 def _event_text(e) -> str:
     """One event in words: 'deactivation of neuron 2 on datum 5'."""
-    return f"{EVENT_WORDS.get(e.kind.value, e.kind.value)} of neuron {e.neuron} on datum {e.datum}"
+    return f"{e.kind.words} of neuron {e.neuron} on datum {e.datum}"
 
 
 def _run_text(row: dict) -> str:
