@@ -78,17 +78,23 @@ def _started(proc, executor: str) -> bool:
     return bool(psutil.Process(proc.pid).children())
 
 
+def _terminal_signals() -> None:
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _interrupt(tmp_path, executor: str, moment: str, signals: tuple, whole_group: bool = False):
     plugin = tmp_path / "slow.py"
     plugin.write_text(SLOW_CHECKS)
     out = tmp_path / "out"
     journal = out / "journal.jsonl"
     with open(tmp_path / "stdout", "w") as stdout, open(tmp_path / "stderr", "w") as stderr:
-        # default SIGINT, as in a terminal (a shell without job control starts background commands ignoring it)
+        # default SIGINT and SIGHUP, as in a terminal: a shell without job control starts background commands
+        # ignoring SIGINT, and under nohup (a CI job started so) SIGHUP is ignored, which relucheck then keeps
+        # ignoring by design (`cli._end_on_termination_signals`): the SIGHUP tests would wait in vain
         proc = subprocess.Popen([sys.executable, "-m", "relucheck", "run", "--checks", str(plugin), "--only", "Slow.*",
                                  "--quiet", "--executor", executor, "--workers", "2", "--out", str(out)],
-                                stdout=stdout, stderr=stderr, start_new_session=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=_terminal_signals)
     try:
         deadline = time.monotonic() + HANG_GUARD
         needed = 0 if moment == "before the first record" else 1
