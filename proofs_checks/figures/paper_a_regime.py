@@ -85,8 +85,9 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
         skipped = not_run(verdicts, d, cfg["ds_nmax"][d], cfg.get("points", {}).get(d, ()))
         line = (f"d = {d}: threshold bracket (largest interpolating, smallest not interpolating) = ({lo}, {hi})"
                 + ("; crossed: non-monotone in n" if b["crossed"] else "")
-                + (f"; inconclusive between: {b['inconclusive_between']}" if b["inconclusive_between"] else "")
-                + (f"; not run: {skipped}" if skipped else ""))
+                + (f"; inconclusive at n = {', '.join(map(str, b['inconclusive_between']))}"
+                   if b["inconclusive_between"] else "")
+                + (f"; not run at n = {', '.join(map(str, skipped))}" if skipped else ""))
         print(line)
         for w in why:
             print("    " + w)
