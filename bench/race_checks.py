@@ -62,14 +62,18 @@ def _tie_groups(jumps, tol: float) -> list[set]:
     return groups
 
 
+def _shown(groups: list[set]) -> list:
+    """Tie groups as printed: a neuron alone, neurons jumping together as a sorted list."""
+    return [sorted(g) if len(g) > 1 else next(iter(g)) for g in groups]
+
+
 def jump_order_agreement(first: list, second: list, tie: float = JUMP_TOL) -> Agreement:
     """Two runs' jumps (lists of `Jump`) name the same neurons in the same order, jumps within ``tie`` of each other
     taken as simultaneous (`_tie_groups`); Δτ is printed, not bounded (the flow's jump times depend on λ at order
     1/ln(1/λ))."""
     order1, order2 = _tie_groups(first, tie), _tie_groups(second, tie)
     if order1 != order2 or not order1:
-        show = lambda groups: [sorted(g) if len(g) > 1 else next(iter(g)) for g in groups]  # noqa: E731
-        return Agreement(False, float("inf"), f"jump order differs: {show(order1)} against {show(order2)} "
+        return Agreement(False, float("inf"), f"jump order differs: {_shown(order1)} against {_shown(order2)} "
                                               "(neurons jumping together in brackets)")
     by_neuron = {jp.neuron: jp.tau for jp in second}
     diff = max(abs(jp.tau - by_neuron[jp.neuron]) for jp in first)

@@ -47,15 +47,20 @@ def num(value, digits: int = 4) -> str:
         return r"\ensuremath{\infty}" if v > 0 else r"\ensuremath{-\infty}"
     if v == 0:
         return r"\num{0}"
-    digits = max(1, min(6, digits))
+    return rf"\num{{{_rounded(v, max(1, min(6, digits)))}}}"
+
+
+def _rounded(v: float, digits: int) -> str:
+    """A finite non-zero float to ``digits`` significant digits: ``mant``e``exp`` below 1e-3 and from 1e5 on, else
+    positional (the one rounding rule of `num` and `plain`)."""
     if abs(v) < 1e-3 or abs(v) >= 1e5:
         mant, exp = f"{v:.{digits - 1}e}".split("e")
         mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
-        return rf"\num{{{mant}e{int(exp)}}}"
+        return f"{mant}e{int(exp)}"
     text = f"{v:.{digits}g}"
     if "e" in text:  # 12345.6 at 4 digits: %g switches to an exponent; write the rounded integer instead
         text = str(int(round(float(text))))
-    return rf"\num{{{text}}}"
+    return text
 
 
 _PROSE_NUMBER = re.compile(r"(?<![\w.])(\d+\.\d{5,}|\d+(?:\.\d+)?[eE][+-]?\d+)(?![\w.])")
@@ -235,15 +240,7 @@ def plain(value, digits: int = 4) -> str:
         return "∞" if v > 0 else "−∞"
     if v == 0:
         return "0"
-    digits = max(1, digits)
-    if abs(v) < 1e-3 or abs(v) >= 1e5:
-        mant, exp = f"{v:.{digits - 1}e}".split("e")
-        mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
-        return f"{mant}e{int(exp)}"
-    text = f"{v:.{digits}g}"
-    if "e" in text:  # 12345.6 at 4 digits: %g switches to an exponent; write the rounded integer instead
-        text = str(int(round(float(text))))
-    return text
+    return _rounded(v, max(1, digits))
 
 
 def plain_list(values, digits: int = 4, *, sep: str = ", ") -> str:
