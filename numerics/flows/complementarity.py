@@ -19,6 +19,15 @@ def nonzero(x):
     return x.nonzero()[0]
 
 
+def nonzero2d(mask):
+    """np.nonzero of a 2-D mask, (rows, columns) in the same row-major order, through the flat indices: numpy's 2-D
+    nonzero costs about 60 µs on a (256, 64) mask, the flat one and a division about 13 µs (called per event)."""
+    q = np.flatnonzero(mask)
+    cols = mask.shape[1]
+    rows = q // cols
+    return rows, q - rows * cols
+
+
 def sub(M, rows, cols):
     """M[np.ix_(rows, cols)] without np.ix_'s overhead (called per neuron and per event)."""
     return M[rows][:, cols]

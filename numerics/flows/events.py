@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .complementarity import nonzero2d
 from .engine import poll
 
 
@@ -94,9 +95,9 @@ class Watch:
         negative = ~pattern.act & ~pattern.slide & (np.array(Z < 0, dtype=bool) | kink) & crosstalk[:, None]
         parts = []
         for mask, kind in ((pattern.act, EventKind.DEACTIVATE), (negative, EventKind.ACTIVATE)):
-            i, j = np.nonzero(mask)
+            i, j = nonzero2d(mask)
             parts.append((np.full(len(i), KINDS.index(kind)), i, j, np.ones(len(i)), z_floor[i]))
-        i, j = np.nonzero(pattern.slide)
+        i, j = nonzero2d(pattern.slide)
         if len(i):
             sign = np.where(r[i] > 0, 1.0, -1.0) if r.dtype != object else np.array([1.0 if float(r[q]) > 0 else -1.0 for q in i])
             for kind in (EventKind.LEAVE_DOWN, EventKind.LEAVE_UP):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..complementarity import nonzero2d
 from ..engine import poll
 
 
@@ -33,7 +34,7 @@ class ActiveSet:
         m, n = stepper.m, stepper.n
         self.m, self.n, self.width = m, n, n + 1
         active = pattern.act.T  # (m, n): component (j, i)
-        self.j_idx, self.i_idx = np.nonzero(active)  # row-major: neuron by neuron
+        self.j_idx, self.i_idx = nonzero2d(active)  # row-major: neuron by neuron
         self.full_idx = m + self.j_idx * self.width + self.i_idx  # position in the full state (ρ first)
         self.pos = np.full(m + m * self.width, -1, dtype=np.intp)  # full state index -> compressed index
         self.pos[:m] = np.arange(m)
@@ -42,7 +43,7 @@ class ActiveSet:
         self.buf = np.zeros((m, n))
         coef = stepper.conv.time_factor / (stepper.conv.width_divisor * n)
         self.g_factor = 2.0 * stepper.half_signs * coef
-        self.push = np.sqrt(2.0) * stepper.T * coef * stepper.half_signs
+        self.push = (np.sqrt(2.0) * stepper.T * coef * stepper.half_signs)[self.j_idx]  # per active component
 
     def compress(self, y):
         m = self.m
@@ -86,9 +87,9 @@ class ActiveSet:
         np.multiply(g, T, out=out[:m])
         Tg = T * g * inv
         out[m:2 * m] = -Tg * mu
-        field = np.multiply.outer(self.push, r)  # √2 T c φ_a,j r_i …
-        field -= Tg[:, None] * buf  # … − T g_j ψ_ij/‖ψ_j‖
-        out[2 * m:] = field.ravel()[self.flat]
+        # on the active components only (the frozen ones are μ_j): √2 T c φ_a,j r_i − T g_j ψ_ij/‖ψ_j‖, the same
+        # products as on the whole (m, n) array
+        np.subtract(self.push * r[self.i_idx], Tg[self.j_idx] * psi, out=out[2 * m:])
         return out
 
 

@@ -82,7 +82,7 @@ class LogScaleStepper(StepReading, Stepper):
         self.last_h = None
         self.nfev = 0
         self.dense_outputs = 0
-        self._last = self._view = (None, None, None)
+        self._last = self._view = self._pre = (None, None, None)
         self._on_kinks = {}
         self._slide = None  # pattern.slide of the last `restart` (its projectors are kept)
         self.active = None  # the segment's compressed form (`active_set`), when it applies
@@ -131,20 +131,36 @@ class LogScaleStepper(StepReading, Stepper):
         self._last = (y, pattern, out)
         return out
 
+    def _pre_state(self, y, pattern):
+        """(ρ, φ_a, φ_w, k, Z): the state read on the unit sphere (sliding neurons on their kinks) and the
+        pre-activations, all that a watch of pre-activation rows reads (`StepReading.watched`)."""
+        if y is self._pre[0] and pattern is self._pre[1]:
+            return self._pre[2]
+        with np.errstate(over="ignore", invalid="ignore"):  # (as `_parts`)
+            return self._pre_state_raw(y, pattern)
+
+    def _pre_state_raw(self, y, pattern):
+        """`_pre_state` without its context; the last one is kept (the loop reads a watch, then the view there)."""
+        if y is self._pre[0] and pattern is self._pre[1]:
+            return self._pre[2]
+        sliding = pattern is self.pattern and self._on_kinks
+        if sliding and self._all_kinks:  # each neuron is normalised after its projection (`_onto_kinks`): read
+            m = self.m                   # the state as it is, not normalised twice
+            rho, phi_a, phi_w = (y[:m], self.half_signs, y[m:].reshape(m, self.basis.dim)) if self.balanced else \
+                (y[:m], y[m::1 + self.basis.dim], y[m:].reshape(m, 1 + self.basis.dim)[:, 1:])
+        else:
+            rho, phi_a, phi_w = self._parts_raw(y)
+        if sliding:
+            phi_a, phi_w = self._onto_kinks(phi_a, phi_w)
+        k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
+        out = (rho, phi_a, phi_w, k, self.basis.pre(phi_w[:, :k]))
+        self._pre = (y, pattern, out)
+        return out
+
     def _residual_state(self, y, pattern):
         """(Z, r, V, φ_a, φ_w, k): the first half of `_evaluate`, all that the sliding exits' watch reads."""
         with np.errstate(over="ignore", invalid="ignore"):  # (`_parts`, `_residuals`: one context for both)
-            sliding = pattern is self.pattern and self._on_kinks
-            if sliding and self._all_kinks:  # each neuron is normalised after its projection (`_onto_kinks`): read
-                m = self.m                   # the state as it is, not normalised twice
-                rho, phi_a, phi_w = (y[:m], self.half_signs, y[m:].reshape(m, self.basis.dim)) if self.balanced else \
-                    (y[:m], y[m::1 + self.basis.dim], y[m:].reshape(m, 1 + self.basis.dim)[:, 1:])
-            else:
-                rho, phi_a, phi_w = self._parts_raw(y)
-            if sliding:
-                phi_a, phi_w = self._onto_kinks(phi_a, phi_w)
-            k = self.basis.n if self.basis.identity else self.basis.dim  # coordinates that data touch
-            Z = self.basis.pre(phi_w[:, :k])
+            rho, phi_a, phi_w, k, Z = self._pre_state_raw(y, pattern)
             r = self._residuals_raw(rho, phi_a, Z, pattern.act_float)
         return Z, r, pattern.effective_residuals(r), phi_a, phi_w, k
 

@@ -34,11 +34,14 @@ class StepReading:
         return self._dense()(t)
 
     def watched(self, watch: Watch, t):
-        if t != self.t and not watch.needs_residuals():
+        residuals = watch.needs_residuals()
+        if t != self.t and not residuals:
             return self.evaluator(watch)(t)
         y = self._state_at(t)
-        Z, r, V, _, _, _, _ = self._rates(y, self.pattern)
-        return watch.values(Z, r, V)
+        if residuals or (y is self._last[0] and self.pattern is self._last[1]):
+            Z, r, V, _, _, _, _ = self._rates(y, self.pattern)
+            return watch.values(Z, r, V)
+        return watch.values(self._pre_state(y, self.pattern)[4], None, None)  # pre-activation rows: Z only
 
     def evaluator(self, watch: Watch):
         """Pre-activation rows: the dense output restricted to the neurons' φ_w, sliced once (cheap root finding)."""
