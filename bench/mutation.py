@@ -29,8 +29,8 @@ MUTATED = [
     "theory/limit_process.py", "theory/limit_process_exact.py", "theory/invariants.py", "theory/first_jump.py",
     "theory/paper_b_closed_form.py", "theory/paper_b_probability.py", "theory/paper_a_limits.py",
     "theory/interpolation_probability.py", "theory/high_precision_closed_forms.py", "theory/extremal_vectors.py",
-    "theory/ode_checker.py", "theory/ode_integration.py", "theory/ode_problem.py", "theory/sup_deviation.py",
-    "theory/statement.py",
+    "theory/dyadic.py", "theory/ode_checker.py", "theory/ode_points.py", "theory/ode_integration.py",
+    "theory/ode_problem.py", "theory/sup_deviation.py", "theory/statement.py",
     "proofs_checks/result.py",
 ]
 # The tests that exercise them (the unit and property tests of theory/ and of the verdict helpers).
