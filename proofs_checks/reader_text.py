@@ -67,7 +67,8 @@ _PROSE_NUMBER = re.compile(r"(?<![\w.])(\d+\.\d{5,}|\d+(?:\.\d+)?[eE][+-]?\d+)(?
 _PROSE_POWER = re.compile(r"((?<![\w.])\d+|\))\^(\{[^{}]*\}|[-−]?\((?:[^()]|\([^()]*\))*\)|[-−]?[\w.]+)")
 _PROSE_CODE = re.compile(r"`([^`]+)`")
 _PROSE_OPTION = re.compile(r"(?<![\w-])(?:--|[–—])([a-z][a-z-]*\b)")  # --mutate, or a typographic dash before it
-_PROSE_IDENT = re.compile(r"(?<![\w\\{.])(?=[A-Za-z0-9._]{10})([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*_[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*)")
+_PROSE_IDENT = re.compile(r"(?<![\w\\{.])(?=[A-Za-z0-9._]{10})"
+                          r"([A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*_[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*)")
 _PROSE = re.compile(f"{_PROSE_CODE.pattern}|{_PROSE_POWER.pattern}|{_PROSE_NUMBER.pattern}|{_PROSE_OPTION.pattern}|"
                     f"{_PROSE_IDENT.pattern}")
 # (an identifier of 10 or more characters with an underscore is code in prose: typewriter, breakable; a_j is math)

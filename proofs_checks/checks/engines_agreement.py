@@ -184,7 +184,8 @@ def _with_check_run(problem):
     rtol, atol = f64.tolerances["rtol"] / 100, f64.tolerances["atol"] / 100
     for checked, changes, run in made:
         if (changes.get("rtol"), changes.get("atol"), changes.get("save_params", False)) == (rtol, atol, False) and \
-                (checked.horizon, checked.save_at, checked.max_horizon) == (problem.horizon, problem.save_at, problem.max_horizon):
+                (checked.horizon, checked.save_at, checked.max_horizon) == \
+                (problem.horizon, problem.save_at, problem.max_horizon):
             return f64, run
         if (changes.get("rtol"), changes.get("atol"), changes.get("static_after")) == (rtol, atol, f64.end):
             # the check run went on past the run's end (`numerics.flows.vouch.extends`): the same steps up to there,
@@ -316,8 +317,8 @@ def _why_undecided(undecided: list[str]) -> str:
     finish (its status), a decision within a run's rounding (a near tie) after which the event sequences differ, or a
     float64 status that limits the comparison."""
     def where(kind: str) -> str:
-        found = sorted({u.split(":", 1)[0] for u in undecided if u.split(": ", 1)[1].startswith(kind)}, key=lambda w: float(w.split("=")[1]),
-                       reverse=True)
+        found = sorted({u.split(":", 1)[0] for u in undecided if u.split(": ", 1)[1].startswith(kind)},
+                       key=lambda w: float(w.split("=")[1]), reverse=True)
         return " and ".join(found)
 
     parts = []
