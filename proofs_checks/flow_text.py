@@ -47,7 +47,7 @@ def print_human(result, limit, note) -> None:
         if "extended_to" in rest:
             given = result.problem.get("horizon") is not None
             print(("the run stopped at its horizon" if given else "the run settled by its own rule")
-                  + " before the flow was at rest, which moves the jump times (half the final ‖θ_j‖²) and the last "
+                  + " before the flow was at rest, which moves the jump times (half ‖θ_j‖² at rest) and the last "
                   f"plateau: {'the check run' if rest is check else 'a rerun'} went on to τ = "
                   f"{fmt_number(rest['extended_to'], 4)}, where it was at rest, and the bounds cover the difference"
                   + ("; a longer --horizon gives tighter ones" if given else ""))

@@ -43,15 +43,15 @@ def test_the_track_cut_at_a_runs_end_gives_that_runs_jumps():
 
 def test_a_jump_seen_only_at_rest_withdraws_the_bounds_and_a_missing_one_at_the_end_does_not():
     instance, rest, short, horizon = _runs()
-    labels = np.asarray(instance.labels)
-    assert moved_at_rest(short, rest, labels) is None  # the same neurons at rest and at the end
+    problem = FlowProblem.from_instance(instance, "1e-40", horizon=horizon)
+    assert moved_at_rest(short, rest, problem) is None  # the same neurons at rest and at the end
     extra = max(set(range(4)) - {jp.neuron for jp in rest.jumps})
     early = dataclasses.replace(rest, jumps=rest.jumps + [Jump(horizon - 0.1, extra, ())])
-    reason = moved_at_rest(short, early, labels)
+    reason = moved_at_rest(short, early, problem)
     assert reason and f"neuron {extra} jumps at τ = {horizon - 0.1:.6g}" in reason
     # mutant: the run misses a jump that the check read at the run's end has — its tolerance, not where it stopped
     missing = dataclasses.replace(short, jumps=short.jumps[1:])
-    assert moved_at_rest(missing, early, labels) is None
+    assert moved_at_rest(missing, early, problem) is None
 
 
 @pytest.mark.full

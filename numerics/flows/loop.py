@@ -352,7 +352,7 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
     st = run.stepper
     a, W = st.final()
     X, y = problem.inputs, problem.labels
-    jumps = jumps_of(run.track, X, y, a, W)
+    jumps = jumps_of(run.track, X, y, a, W, per_tau=problem.units_per_tau)
     times = [s[0] for s in run.samples]
     traj = Trajectory(np.array(times, dtype=float), np.array([float(s[1]) for s in run.samples]),
                       np.array([[float(v) for v in s[2]] for s in run.samples]).reshape(len(times), problem.m),

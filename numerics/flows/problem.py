@@ -167,6 +167,12 @@ class FlowProblem:
         return self.log_inv_lambda if self.time_unit == "tau" else 1.0
 
     @property
+    def units_per_tau(self) -> float:
+        """The problem's time units in one unit of τ: ln(1/λ) in units of t (1 at λ ≥ 1, where τ is not defined), 1
+        in τ. What the settling and jump rules' windows and rates, stated in τ, are scaled by."""
+        return self.log_inv_lambda if self.time_unit == "t" and self.log_inv_lambda > 0 else 1.0
+
+    @property
     def end(self) -> float:
         return self.horizon if self.horizon is not None else self.max_horizon
 

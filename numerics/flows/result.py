@@ -8,12 +8,14 @@ whose members carry their message): numerical outcomes are values, not exception
 Jumps and plateaus are derived once, here, from the trajectory, by one rule for every engine (paper C's
 incremental learning, C Theorem 2; `jumps_of`):
 
-* a neuron *jumps* when its squared norm ‖θ_j‖² = a_j² + ‖w_j‖² first reaches half its final value, provided it
-  grew there: it starts below that level and ends at a non-negligible size, ‖θ_j(end)‖² ≥ ``ACTIVE_FRACTION``
+* a neuron *jumps* when its squared norm ‖θ_j‖² = a_j² + ‖w_j‖² first reaches half its value *at rest*, provided
+  it grew there: it starts below that level and ends at a non-negligible size, ‖θ_j(end)‖² ≥ ``ACTIVE_FRACTION``
   of the largest final ‖θ_k‖² and of the smallest non-zero |y_i|. A run in which no neuron grows has no jump
-  (never a jump at τ = 0, nor one of a neuron still far below the labels when the run stops). "Final" is at the
-  run's end: where the run stopped before the flow was at rest, the float64 engine's check run goes on and the
-  jump's bound covers the difference (`numerics.flows.vouch.extends`).
+  (never a jump at τ = 0, nor one of a neuron still far below the labels when the run stops). "At rest" is where
+  the neuron, once that large, first rests (|d ln‖θ_j‖/dτ| ≤ REST_RATE over REST_WINDOW, `_first_rest`: a later
+  jump of other neurons that moves it again does not move its jump), else the run's end: where the run stopped
+  before the flow was at rest, the float64 engine's check run goes on and the jump's bound covers the difference
+  (`numerics.flows.vouch.extends`).
 * the crossing is solved on the engine's interpolant of ln‖θ_j‖ inside the step (`NormTrack`);
 * the data a jumped neuron *fits* are the i with a_j σ(⟨w_j, x_i⟩) ≥ y_i/2 in the label's direction at the end;
 * plateau losses are the losses at the midpoints between consecutive jumps (τ_1/2 first, the end of the run
@@ -175,10 +177,11 @@ class FlowResult:
                 "stats": self.stats}
 
 
-def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FRACTION) -> list[Jump]:
-    """The jump rule of the module docstring, on a run's `NormTrack` and final float64 parameters (a, W)."""
+def jumps_of(track: NormTrack, X, y, a, W, *, active_fraction: float = ACTIVE_FRACTION, per_tau: float = 1.0) -> list[Jump]:
+    """The jump rule of the module docstring, on a run's `NormTrack` and final float64 parameters (a, W); ``per_tau``:
+    the track's time units per unit of τ (ln(1/λ) for a run in units of t)."""
     return [Jump(float(tau), j, tuple(fitted_points(X, y, a, W, j)), exact=tau)
-            for tau, j in jump_times(track, y, active_fraction=active_fraction)]
+            for tau, j in jump_times(track, y, active_fraction=active_fraction, per_tau=per_tau)]
 
 
 def cut(track: NormTrack, end, values) -> NormTrack:
@@ -192,7 +195,7 @@ def cut(track: NormTrack, end, values) -> NormTrack:
     return out
 
 
-def jump_times(track: NormTrack, y, *, active_fraction: float = ACTIVE_FRACTION) -> list[tuple]:
+def jump_times(track: NormTrack, y, *, active_fraction: float = ACTIVE_FRACTION, per_tau: float = 1.0) -> list[tuple]:
     """(τ, neuron) of every jump by the rule of the module docstring, on a run's `NormTrack`, in time order."""
     final = np.array([float(v) for v in track.values[-1]])
     start = np.array([float(v) for v in track.values[0]])
@@ -206,13 +209,80 @@ def jump_times(track: NormTrack, y, *, active_fraction: float = ACTIVE_FRACTION)
     cut = max(final.max(), 0.5 * math.log(max(label_scale, 1e-300))) + 0.5 * math.log(active_fraction)
     out = []
     for j in np.flatnonzero(final >= cut):
-        level = track.values[-1][j] - _half_log2(track.values[-1][j])
+        top = _first_rest(track, int(j), cut, per_tau)
+        level = top - _half_log2(top)
         if not start[j] < float(level):
-            continue  # it did not grow past half its final size after the start
+            continue  # it did not grow past half its size at rest after the start
         tau = track.first_crossing(int(j), level)
         if tau is not None and float(tau) > float(track.t[0]):
             out.append((tau, int(j)))
     return sorted(out, key=lambda q: float(q[0]))
+
+
+# A jumped neuron *rests* where |d ln‖θ_j‖/dτ| ≤ REST_RATE at every step end over REST_WINDOW of τ: the settling
+# rule's thresholds (`numerics.flows.settle`: SETTLE_RTOL over SETTLE_DELAY; literal here, since settle imports this
+# module). Its jump is read against its size there, not at the run's end: a later jump of other neurons can move it
+# again, and read against the end its jump would move with them (red team, session 30: drawn general data at
+# λ = 1e-10, neuron 2 rests at ln‖θ‖ = −0.238 from τ ≈ 40 to 80 with rates down to 6e-13, and grows to 1.061 with
+# neurons 3 and 4 at τ ≈ 240, where half its final ‖θ‖² puts its jump, 227 later than its rise at 12.75).
+REST_RATE = 1e-9
+REST_WINDOW = 0.5
+# A neuron that moves on from its first rest by at most this in ln‖θ_j‖ is read at the end (`_first_rest`): 1e-6, far
+# above what resting at REST_RATE leaves to converge (rate/κ with κ ∝ ln(1/λ): ≲ 1e-9), far below a later jump's
+# change (1.3 in the red team's case, an O(1) factor in ‖θ_j‖ in general).
+SAME_PLATEAU = 1e-6
+
+
+def _rate(track: NormTrack, k: int, j: int) -> float:
+    """d ln‖θ_j‖/d(time) at step end k: the track's slope, or the secant of the step ending there (inf at the start
+    without a slope)."""
+    slopes = track.slopes[k]
+    if slopes is not None:
+        return float(slopes[j])
+    if k == 0:
+        return math.inf
+    return float(track.values[k][j] - track.values[k - 1][j]) / float(track.t[k] - track.t[k - 1])
+
+
+def rest_index(track: NormTrack, j: int, cut=None, per_tau: float = 1.0, start: int = 0) -> int | None:
+    """The step end closing the first window of REST_WINDOW (in τ; ``per_tau``: the track's time units per unit of τ)
+    over which neuron j's rate is at most REST_RATE at every step end, from ``start`` on and once ln‖θ_j‖ has reached
+    ``cut``; None where it does not rest before the end. Rates are the track's slopes, or its secants where a step end
+    has none."""
+    rate, window = REST_RATE / per_tau, REST_WINDOW * per_tau
+    opened = None
+    reached = cut is None
+    for k in range(start, len(track.t)):
+        if not reached:
+            reached = track.values[k][j] >= cut
+            if not reached:
+                continue
+        r = _rate(track, k, j)
+        if not abs(r) <= rate:
+            opened = None
+        elif opened is None:
+            opened = float(track.t[k])
+        elif float(track.t[k]) - opened >= window:
+            return k
+    return None
+
+
+def _first_rest(track: NormTrack, j: int, cut, per_tau: float = 1.0):
+    """ln‖θ_j‖ where neuron j first rests after reaching ``cut`` (`rest_index`), if it moves on from there by more
+    than SAME_PLATEAU: at the slowest step end of that rest (its rate below REST_RATE from the window's end on), where
+    the reading depends least on where the steps fall. Else, or where it does not rest before the end, its final
+    value: a neuron that rests and then only converges is read at the end, as before, so that engines that resolve
+    rates far below REST_RATE (engine mpmath's precision guard compares jump times between digits to 1e-14) read the
+    same value whatever their steps."""
+    final = track.values[-1][j]
+    k = rest_index(track, j, cut, per_tau)
+    if k is None:
+        return final
+    rates = [abs(_rate(track, q, j)) for q in range(k, len(track.t))]
+    stretch = next((q for q, r in enumerate(rates) if not r <= REST_RATE / per_tau), len(rates))
+    slowest = k + min(range(stretch), key=rates.__getitem__)
+    value = track.values[slowest][j]
+    return value if abs(float(final - value)) > SAME_PLATEAU else final
 
 
 def _half_log2(value):

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .result import ACTIVE_FRACTION
+from .result import ACTIVE_FRACTION, rest_index
 
 SETTLE_DELAY = 0.5  # settling needs this long without an event …
 SETTLE_RTOL = 1e-9  # … and a loss and grown norms that changed relatively by less than this over it
@@ -54,10 +54,12 @@ def growing(track, label_scale: float, end: float, small=None) -> list[tuple[int
 def later_growth(result, problem, shown: int = 3) -> None:
     """A run that ends with vouched answers (status SUCCESS or SETTLED) whose small neurons still grow names them, with
     the time each would reach the labels' scale at its present rate, in ``stats["later_growth"]`` and in its message.
-    Its jump times and last plateau are read against the norms at its end; such a neuron's later jump can change those
-    norms (red team, session 30: on drawn general data neurons 3 and 4 reach it at τ ≈ 101 and 105, past the default
-    max_horizon 100 where the run settled at τ = 34, and jump at τ = 241.6 in a run to 1000; neuron 2, which grows
-    again with them, then crosses half its final norm at τ = 240.1 instead of 12.75). Neither the settling rule (up to
+    Such a neuron's later jump changes the last plateau, which is read at the end, and the jump time of a jumped neuron
+    that has not come to rest before the end (`result.rest_index`; a neuron's jump is read where it first rests, so a
+    later jump does not move the others). Red team, session 30: on drawn general data neurons 3 and 4 reach the labels'
+    scale at τ ≈ 101 and 105, past the default max_horizon 100 where the run settled at τ = 34, and jump at τ = 241.6
+    in a run to 1000, where neuron 2, at rest from τ ≈ 40 on, grows again with them; read against its final norm its
+    jump moved from 12.75 to 240.1, read where it first rests it stays at 12.75. Neither the settling rule (up to
     max_horizon) nor the at-rest test (up to twice the end) can see past its look-ahead: the message says so."""
     track = getattr(result, "track", None)  # (a stand-in result without one: nothing to say)
     if track is None or not track.values:
@@ -72,18 +74,23 @@ def later_growth(result, problem, shown: int = 3) -> None:
     first = later[:shown]
     who = ", ".join(f"neuron {j} at {unit} ≈ " + (f"{tau:.4g}" if tau < 1e4 else f"{tau:,.0f}") for j, tau in first)
     more = f" and {len(later) - len(first)} more" if len(later) > len(first) else ""
+    times = np.asarray([float(v) for v in track.t])
+    moving = [jp.neuron for jp in result.jumps
+              if rest_index(track, jp.neuron, None, problem.units_per_tau, int(np.searchsorted(times, jp.tau))) is None]
+    read = (f"the last plateau is read at {unit} = {end:.6g}" + (
+        f", and so {'are the jump times of neurons' if len(moving) > 1 else 'is the jump time of neuron'} "
+        f"{', '.join(str(j) for j in moving)}, not at rest before it" if moving else
+        " (the jump times are read where each neuron first rests, which a later jump does not move)"))
     result.message += (f"; still growing below the labels' scale at the end, reaching it at their present rates: "
-                       f"{who}{more}; the jump times and the last plateau are read against the norms at {unit} = "
-                       f"{end:.6g}, and a later jump would move them (a later end includes it)")
+                       f"{who}{more}; {read}: a later jump would change "
+                       + ("them" if moving else "it") + " (a later end includes it)")
 
 
 def rest_window(problem) -> float:
     """SETTLE_DELAY in units of τ = t/ln(1/λ) whatever the problem's time unit (at λ ≥ 1, in t): the window over which a
     run's end must be at rest for its jump times (`at_rest`). In units of t, 0.5 is 0.005 τ at λ = 1e-40, too short to
     see a norm still converging (red team, session 28: a jump time 4.8 times its bound off)."""
-    if problem.time_unit == "t" and problem.log_inv_lambda > 0:
-        return SETTLE_DELAY * problem.log_inv_lambda
-    return SETTLE_DELAY
+    return SETTLE_DELAY * problem.units_per_tau
 
 
 def rest_horizon(t: float, window: float) -> float:
@@ -93,7 +100,7 @@ def rest_horizon(t: float, window: float) -> float:
 
 
 def at_rest(run, settle_rtol: float) -> bool:
-    """The run's end is at rest for what it reads off its end (jump times against half the final ‖θ_j‖², the last
+    """The run's end is at rest for what it reads off its end (jump times against half ‖θ_j‖² at rest, the last
     plateau): the loss and the grown norms static over `rest_window`, and no small neuron able to grow to a
     non-negligible size before `rest_horizon` (a later jump changes the final norms of earlier ones: red team, session
     28, 0.034 in τ at λ = 1e-40). Events may go on (small neurons' kinks). The rates are told from noise at
@@ -107,7 +114,7 @@ def at_rest(run, settle_rtol: float) -> bool:
 def static(run, settle_rtol: float, window: float = SETTLE_DELAY, noise: float = 1.0):
     """The loss and every grown norm (‖θ_j‖² ≥ ACTIVE_FRACTION of the labels' scale, the neurons the jump rule reads)
     static over the last ``window``, to ``settle_rtol`` above what the engine cannot resolve: the mask of grown
-    neurons, or None. What the jump rule and the last plateau read (half the final ‖θ_j‖², the final loss) then no
+    neurons, or None. What the jump rule and the last plateau read (half ‖θ_j‖² at rest, the final loss) then no
     longer depends on where the run stops."""
     t = run.step_t[-1]
     if t < window:
@@ -138,7 +145,8 @@ def static(run, settle_rtol: float, window: float = SETTLE_DELAY, noise: float =
 
 def jump_drift(track, jumps, window: float) -> list[float]:
     """How far each jump time can still move after the end of ``track`` (the run whose end the jumps were read at):
-    the jump rule reads τ_j where ln‖θ_j‖ crosses its *final* value − ln2/2, so a final value that still moves by Δ_j
+    the jump rule reads τ_j where ln‖θ_j‖ crosses its value at rest − ln2/2 (the final value for a neuron not at rest
+    before the end, `result.rest_index`), so a final value that still moves by Δ_j
     moves the crossing by Δ_j / (d ln‖θ_j‖/dτ at the crossing). Δ_j = |rate at the end| / κ_j, κ_j the rate's decay
     over the last ``window`` (exponential convergence to a minimum); where the rate does not decay (a rate at the
     noise level), the rate times the end time. A run "at rest" by `at_rest` has rates below about 1e-9: a float64 bound

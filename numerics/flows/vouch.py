@@ -190,7 +190,7 @@ def check_options(problem, run) -> dict:
     return {"static_after": run.end} if extends(problem, run) else {}
 
 
-def moved_at_rest(run, check, labels) -> str | None:
+def moved_at_rest(run, check, problem) -> str | None:
     """For an extended check run (`extends`): why the jumps at rest are other neurons than the run's, when the check
     read at the run's end has the run's own (the difference is then where the run stopped, not its tolerance), else
     None. Measured on paper C's n = 256, m = 64 orthonormal instance at λ = 1e-40 (`bench.race`), to Algorithm 1's
@@ -202,7 +202,8 @@ def moved_at_rest(run, check, labels) -> str | None:
     k = min(int(np.searchsorted(tau, run.end)), len(tau) - 1)
     if tau[k] != run.end:
         return None
-    at_end = sorted(j for _, j in jump_times(cut(check.track, run.end, list(check.trajectory.log_norms[k])), labels))
+    at_end = sorted(j for _, j in jump_times(cut(check.track, run.end, list(check.trajectory.log_norms[k])),
+                                          problem.labels, per_tau=problem.units_per_tau))
     ours = sorted(jp.neuron for jp in run.jumps)
     rest = {jp.neuron: jp.tau for jp in check.jumps}
     early = sorted(j for j, t in rest.items() if t <= run.end and j not in ours)
@@ -297,7 +298,7 @@ def widen_to_rest(result, problem, rerun, changes: dict, *, eps: float) -> None:
     started = time.perf_counter()
     rest = rerun(problem=check_problem(problem, result, extend=True), save_params=False,
                  **check_options(problem, result), **changes)
-    moved = moved_at_rest(result, rest, problem.labels)
+    moved = moved_at_rest(result, rest, problem)
     rest = at_saved_times(result, as_seen_at_the_end(result, rest, run_neurons_only=moved is not None))
     result.stats["rest_seconds"] = time.perf_counter() - started
     if rest.status is Status.BUDGET:
@@ -332,7 +333,7 @@ def review_by_rerun(result, problem, rerun, changes: dict, *, eps: float, method
     started = time.perf_counter()
     check = rerun(problem=check_problem(problem, result, extend=True), save_params=False,
                   **check_options(problem, result), **changes)
-    moved = moved_at_rest(result, check, problem.labels)
+    moved = moved_at_rest(result, check, problem)
     check = at_saved_times(result, as_seen_at_the_end(result, check, run_neurons_only=moved is not None))
     if check.status is Status.BUDGET:  # the budget ran out in the check: nothing is vouched for
         result.errors = {"method": method, "vouched": False, "reason": f"the check run stopped: {check.message}"}

@@ -131,7 +131,7 @@ def _error_table(out: Path, instances: dict, rows: list[dict]) -> list[Path]:
             body.append([name, lam, k, jp.neuron, jp.tau, err, err * L])
     return write_table(header, body, out / "jump_time_errors",
                        caption="Paper C: jump times τ̂_k of the flow (the first τ at which the neuron's squared norm "
-                               "reaches half its final value; float64 integration) against "
+                               "reaches half its value at rest; float64 integration) against "
                                "Algorithm 1's τ_k; the error is predicted to decay like C_k/ln(1/λ), so the last "
                                "column should settle to a constant per jump.")
 
