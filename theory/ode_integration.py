@@ -33,7 +33,7 @@ def _numpy_function(args, exprs):
     `ode_problem.FUNCTIONS` admits, SymPy's default modules (scipy, numpy) print the same code with the same numpy
     functions, so the choice is not observable.
 
-    Dummies for the symbols, as in `ode_checker._mp_function`: lambdify prints the symbols' names into its code, where a declared
+    Dummies for the symbols, as in `ode_points._mp_function`: lambdify prints the symbols' names into its code, where a declared
     name can hide a name the printer uses for the grammar's functions and constants (numpy prints E as ``e`` and asin
     as ``arcsin``): a parameter named ``e`` was read in place of Euler's number (red team, issue 20)."""
     mapping = {s: sp.Dummy() for a in args for s in (a if isinstance(a, (list, tuple)) else [a])}
