@@ -103,7 +103,7 @@ def pattern_residuals(y, a, Z, weights, convention: Convention = PAPER_A, *, out
     return np.subtract(y, h, out=out)
 
 
-def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None, n=None):
+def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None, n=None, weights: bool = True):
     """(da/dt, dW/dt) given the *effective residuals* V (n, m): linear in each neuron's own (a_j, w_j).
 
     da_j/dt = c ⟨w_j, D_j⟩, dw_j/dt = c a_j D_j with D_j = (1/n) Σ_i V_ij x_i and c = scale·time_factor
@@ -113,19 +113,31 @@ def neuron_rates(X, V, a, W, convention: Convention = PAPER_A, D=None, n=None):
     ``D`` (m, d) = Σ_i V_ij x_i may be given when the caller has a cheaper product (data written in their own
     orthonormal basis, or accumulated over blocks of data); X is then unused. ``n`` is the number of data of each
     problem when stacked problems are padded with zero rows (an int or an array over the batch axes; default:
-    the rows of V, which may then be None if D is given).
+    the rows of V, which may then be None if D is given). ``weights=False``: da/dt only (dW/dt is None; `weight_rates`
+    gives it later from the same D, with the same numbers).
     """
     num, den = _coefficient(convention, V.shape[-2] if n is None else n)
     D = V.swapaxes(-1, -2) @ X if D is None else D  # (m, d): Σ_i V_ij x_i
     if D.dtype == object:  # exact integer ratio for mpmath / arb numbers
         return (W * D).sum(-1) * num / den, (a[..., None] * D) * num / den
+    coef = _float_coefficient(num, den, D)
+    # ⟨w_j, D_j⟩ as one contraction: (W * D).sum(-1) makes a temporary and reduces along its short last axis, 3× slower
+    dot = np.vecdot(W, D) if _HAS_VECDOT else np.einsum("...k,...k->...", W, D)  # numpy ≥ 2: the same sum, 1 µs less
+    return dot * coef, ((coef * a)[..., None] * D if weights else None)
+
+
+def _float_coefficient(num, den, D):
     coef = num / den
     if isinstance(coef, (np.ndarray, np.generic)):  # n from numpy (one per problem of a batch): D's arithmetic
         coef = np.asarray(coef, dtype=D.dtype)
         coef = coef[..., None] if coef.ndim else coef
-    # ⟨w_j, D_j⟩ as one contraction: (W * D).sum(-1) makes a temporary and reduces along its short last axis, 3× slower
-    dot = np.vecdot(W, D) if _HAS_VECDOT else np.einsum("...k,...k->...", W, D)  # numpy ≥ 2: the same sum, 1 µs less
-    return dot * coef, (coef * a)[..., None] * D
+    return coef
+
+
+def weight_rates(a, D, n, convention: Convention = PAPER_A):
+    """dW/dt of `neuron_rates` (float64 D), c a_j D_j, computed as there: for a caller that asked it for da/dt alone."""
+    num, den = _coefficient(convention, n)
+    return (_float_coefficient(num, den, D) * a)[..., None] * D
 
 
 def forward(X, a, W, convention: Convention = PAPER_A):

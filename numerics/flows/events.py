@@ -92,18 +92,22 @@ class Watch:
         inactive component of a datum orthogonal to all others (``crosstalk[i]`` False) is never pushed, so it is
         not watched. Floors: ``z_floor`` (n,) for pre-activation rows (the kink threshold: a component snapped onto
         its kink is 0 only up to rounding), ``r_floor`` (n,) for sliding exits (in units of residuals)."""
-        negative = ~pattern.act & ~pattern.slide & (np.array(Z < 0, dtype=bool) | kink) & crosstalk[:, None]
+        masks = [(pattern.act, EventKind.DEACTIVATE)]
+        if crosstalk.any():  # (orthonormal data: no datum has crosstalk, and no inactive row is watched)
+            negative = ~pattern.act & ~pattern.slide & (np.array(Z < 0, dtype=bool) | kink) & crosstalk[:, None]
+            masks.append((negative, EventKind.ACTIVATE))
         parts = []
-        for mask, kind in ((pattern.act, EventKind.DEACTIVATE), (negative, EventKind.ACTIVATE)):
+        for mask, kind in masks:
             i, j = nonzero2d(mask)
             parts.append((np.full(len(i), KINDS.index(kind)), i, j, np.ones(len(i)), z_floor[i]))
-        i, j = nonzero2d(pattern.slide)
-        if len(i):
+        if pattern.slide.any():
+            i, j = nonzero2d(pattern.slide)
             sign = np.where(r[i] > 0, 1.0, -1.0) if r.dtype != object else np.array([1.0 if float(r[q]) > 0 else -1.0 for q in i])
             for kind in (EventKind.LEAVE_DOWN, EventKind.LEAVE_UP):
                 parts.append((np.full(len(i), KINDS.index(kind)), i, j, sign, r_floor[i]))
         codes, data, neurons, signs, floors = (np.concatenate([p[q] for p in parts]) for q in range(5))
-        return cls(codes.astype(int), data.astype(int), neurons.astype(int), signs, floors)
+        return cls(codes.astype(int, copy=False), data.astype(int, copy=False), neurons.astype(int, copy=False), signs,
+                   floors)
 
     def _z_rows(self):
         """(sign (k,), exit rows): +1 on DEACTIVATE rows, −1 elsewhere (z or −z, exactly); the sliding-exit rows.

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...network import neuron_rates, pattern_residuals
+from ...network import neuron_rates, pattern_residuals, weight_rates
 from ..basis import Basis
 from ..engine import Domain, Engine, Stepper, View, poll
 from ..registry import register
@@ -120,14 +120,21 @@ class LogScaleStepper(StepReading, Stepper):
     def _residuals_raw(self, rho, phi_a, Z, act):
         return pattern_residuals(self.y_data, np.exp(np.minimum(2.0 * rho, EXP_CAP)) * phi_a, Z, act, self.conv)
 
-    def _rates(self, y, pattern):
-        """Z (n, m), r, V, g = φ_jᵀ M_j φ_j, and (u_a, u_w) = M_j φ_j without its zero complement coordinate.
+    def _rates(self, y, pattern, weights: bool = True):
+        """Z (n, m), r, V, g = φ_jᵀ M_j φ_j, and (u_a, u_w) = M_j φ_j without its zero complement coordinate;
+        ``weights=False``: u_w is None (the views need g only; the field `_rhs` needs u_w).
 
         The last evaluation is kept: DOP853's last stage is the field at the step's end (first same as last), which
-        the loop's watch and view then reuse instead of evaluating it again."""
+        the loop's watch and view then reuse instead of evaluating it again; a view's evaluation gets its u_w when
+        the field asks for it at the same state (DOP853's first stage after a restart)."""
         if y is self._last[0] and pattern is self._last[1]:
-            return self._last[2]
-        out = self._evaluate(y, pattern)
+            out = self._last[2]
+            if weights and out[5] is None:
+                phi_a, _, D = out[6]
+                out = (*out[:5], weight_rates(phi_a, D, self.n, self.conv), out[6])
+                self._last = (y, pattern, out)
+            return out
+        out = self._evaluate(y, pattern, weights)
         self._last = (y, pattern, out)
         return out
 
@@ -164,16 +171,17 @@ class LogScaleStepper(StepReading, Stepper):
             r = self._residuals_raw(rho, phi_a, Z, pattern.act_float)
         return Z, r, pattern.effective_residuals(r), phi_a, phi_w, k
 
-    def _evaluate(self, y, pattern):
+    def _evaluate(self, y, pattern, weights: bool = True):
         Z, r, V, phi_a, phi_w, k = self._residual_state(y, pattern)
-        ua, uw = neuron_rates(None, V, phi_a, phi_w[:, :k], self.conv, D=V.T if self.basis.identity else V.T @ self.basis.X)
+        D = V.T if self.basis.identity else V.T @ self.basis.X
+        ua, uw = neuron_rates(None, V, phi_a, phi_w[:, :k], self.conv, D=D, weights=weights)
         g = 2.0 * phi_a * ua  # ⟨φ_w, u_w⟩ = φ_a ⟨φ_w, c D⟩ = φ_a u_a, so φᵀMφ = 2 φ_a u_a
-        return Z, r, V, g, ua, uw, (phi_a, phi_w)
+        return Z, r, V, g, ua, uw, (phi_a, phi_w, D)
 
     def _rhs(self, _t, y):
         poll("a DOP853 step")  # one field evaluation is n·d·m products: 12 of them a step take seconds at n·m = 10⁶
         self.nfev += 1
-        _, _, _, g, ua, uw, (phi_a, phi_w) = self._rates(y, self.pattern)
+        _, _, _, g, ua, uw, (phi_a, phi_w, _) = self._rates(y, self.pattern)
         out = np.empty_like(y)
         T = self.T
         np.multiply(g, T, out=out[:self.m])
@@ -200,7 +208,7 @@ class LogScaleStepper(StepReading, Stepper):
             pattern = Pattern.of_signs(self.basis.pre(phi_w))
         if self._view[0] is self.y and self._view[1] is pattern:  # the loop asks several times per step
             return self._view[2]
-        Z, r, _, g, _, _, (phi_a, _) = self._rates(self.y, pattern)
+        Z, r, _, g, _, _, (phi_a, _, _) = self._rates(self.y, pattern, weights=False)
         rho = self.y[:self.m]
         sizes = np.abs(Z * pattern.act_float) @ (np.exp(np.minimum(2.0 * rho, EXP_CAP)) * np.abs(phi_a))
         r_error = STIFF_NOISE * self.rtol * (np.abs(self.y_data) + sizes)
@@ -295,18 +303,6 @@ class LogScaleStepper(StepReading, Stepper):
         self.y = self.active.expand(self.solver.y) if self.active else self.solver.y
         self.dense = None
         return None
-
-    def sample(self, t, params):
-        y = self._state_at(t)
-        Z, r, _, _, _, _, _ = self._rates(y, self.pattern) if self.pattern is not None else self._first_rates(y)
-        a, W = self._params(y) if params else (None, None)
-        return float(r @ r) / (2 * self.n), y[:self.m].copy(), a, W
-
-    def _first_rates(self, y):
-        from ..filippov import Pattern
-
-        _, _, phi_w = self._parts(y)
-        return self._rates(y, Pattern.of_signs(self.basis.pre(phi_w)))
 
     def _params(self, y):
         rho, Phi = self._split(y)

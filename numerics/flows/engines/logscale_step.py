@@ -39,9 +39,23 @@ class StepReading:
             return self.evaluator(watch)(t)
         y = self._state_at(t)
         if residuals or (y is self._last[0] and self.pattern is self._last[1]):
-            Z, r, V, _, _, _, _ = self._rates(y, self.pattern)
+            Z, r, V, _, _, _, _ = self._rates(y, self.pattern, weights=False)
             return watch.values(Z, r, V)
         return watch.values(self._pre_state(y, self.pattern)[4], None, None)  # pre-activation rows: Z only
+
+    def sample(self, t, params):
+        """(loss, ρ, a, W) at a time inside the last step (a requested time)."""
+        y = self._state_at(t)
+        Z, r, _, _, _, _, _ = self._rates(y, self.pattern, weights=False) if self.pattern is not None else \
+            self._first_rates(y)
+        a, W = self._params(y) if params else (None, None)
+        return float(r @ r) / (2 * self.n), y[:self.m].copy(), a, W
+
+    def _first_rates(self, y):
+        from ..filippov import Pattern
+
+        _, _, phi_w = self._parts(y)
+        return self._rates(y, Pattern.of_signs(self.basis.pre(phi_w)), weights=False)
 
     def evaluator(self, watch: Watch):
         """Pre-activation rows: the dense output restricted to the neurons' φ_w, sliced once (cheap root finding)."""
