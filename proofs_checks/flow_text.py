@@ -33,8 +33,10 @@ def print_human(result, limit, note) -> None:
                 print(f"  Algorithm 1 jump of neuron {jp.neuron} at τ = {fmt_number(jp.tau, 10)} not seen in the flow")
         print("saddle losses (Alg. 1): " + ", ".join(fmt_number(v) for v in limit.plateaus))
     print("plateau losses (flow):  " + ", ".join(fmt_number(v) for v in result.plateaus))
+    bound = result.errors.get("squared_norm")
     print(f"final loss {fmt_number(result.final_loss)}, interpolates: {result.interpolates}, squared norm "
-          f"{fmt_number(result.squared_norm, 8)}" + (f" (Alg. 1: {fmt_number(limit.squared_norm, 8)})" if limit else ""))
+          f"{fmt_number(result.squared_norm, 8)}" + (f" ± {fmt_number(bound, 2)}" if bound is not None else "")
+          + (f" (Alg. 1: {fmt_number(limit.squared_norm, 8)})" if limit else ""))
     errors = result.errors
     if errors.get("jumps") is not None and errors.get("plateaus") is not None:
         print(f"error bounds ({'vouched for by a check run' if errors.get('vouched') else 'not checked'}: "

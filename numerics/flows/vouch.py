@@ -145,6 +145,12 @@ def errors_against(run, check, problem, *, eps: float, method: str, tolerances: 
                      + run.stats.get("plateau_interpolation", 0.0)).tolist(),
         "trajectory": _bounds(run.trajectory.loss, check.trajectory.loss, loss_floor),
         "final_loss": SAFETY * abs(run.final_loss - check.final_loss) + loss_floor,
+        # Σ_j ‖θ_j(end)‖² against the check's at the same end and, for a check continued to rest, at rest: like the
+        # last plateau, a settled run's is read as the flow's at rest (a new user, session 31: printed to 8 digits
+        # without a bound, 1.9152255 at rtol 1e-6, settled at τ = 3.23, against 1.9178464 at rest)
+        "squared_norm": SAFETY * max(abs(run.squared_norm - check.squared_norm),
+                                     abs(run.squared_norm - check.stats.get("squared_norm_at_end", check.squared_norm)))
+                        + unit * max(run.squared_norm, 1e-300),
         "events": None if events_differ else max(event_bounds, default=0.0),
     })
     if events_differ:
@@ -262,6 +268,7 @@ def as_seen_at_the_end(run, check, *, run_neurons_only: bool = False):
     status = Status.SUCCESS if check.status in (Status.SETTLED, Status.UNSETTLED) else check.status
     stats = {**check.stats, "final_loss": float(np.asarray(check.trajectory.loss)[at_end]), "end": run.end,
              "extended_to": check.end, "extended_status": check.status.name.lower()}
+    stats["squared_norm_at_end"] = float(np.exp(2.0 * np.asarray(check.trajectory.log_norms, dtype=float)[at_end]).sum())
     return dataclasses.replace(check, status=status, events=[e for e in check.events if e.tau <= run.end], jumps=jumps,
                                plateaus=plateaus, trajectory=trajectory, stats=stats)
 
@@ -341,6 +348,7 @@ def widen_to_rest(result, problem, rerun, changes: dict, *, eps: float) -> None:
     result.errors["method"] += "; jump times and plateaus also against the same run continued until at rest"
     for key in ("jumps", "plateaus"):
         result.errors[key] = (np.asarray(result.errors[key]) + np.asarray(at_end[key])).tolist()
+    result.errors["squared_norm"] += at_end["squared_norm"]
     add_end_drift(result, rest, problem)
     if result.errors["rest"]["extended_status"] != "settled":
         not_at_rest(result, result.errors["rest"]["extended_to"])

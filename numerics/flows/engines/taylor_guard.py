@@ -65,7 +65,8 @@ def review(result, problem, options, rerun, digits: int):
                          "jumps": [tol] * len(result.jumps), "events": tol,
                          "plateaus": [tol * max(1.0, abs(v)) for v in result.plateaus],
                          "trajectory": [tol * max(1.0, abs(float(v))) for v in result.trajectory.loss],
-                         "final_loss": tol * max(1.0, abs(result.final_loss))}
+                         "final_loss": tol * max(1.0, abs(result.final_loss)),
+                         "squared_norm": tol * max(1.0, result.squared_norm)}
         return result
     if not (result.status.success or result.status is Status.UNSETTLED):
         return result
