@@ -26,6 +26,9 @@ from ..complementarity import nonzero2d
 from ..engine import poll
 
 
+INV_SQRT2 = 1.0 / np.sqrt(2.0)  # (a constant, not a ufunc call per evaluation)
+
+
 class ActiveSet:
     """One segment's compressed form: y_c = (ρ (m), μ (m), ψ on the active components, neuron by neuron)."""
 
@@ -78,7 +81,7 @@ class ActiveSet:
         buf.ravel()[self.flat] = psi
         with np.errstate(over="ignore", invalid="ignore"):  # only a rejected trial stage overflows (EXP_CAP)
             inv = 1.0 / np.sqrt(np.einsum("ji,ji->j", buf, buf) + mu * mu * self.frozen_sq)
-            Z = buf * (inv * (1.0 / np.sqrt(2.0)))[:, None]  # z_ij = φ_j,w,i relative to ‖θ_j‖ (0 when frozen)
+            Z = buf * (inv * INV_SQRT2)[:, None]  # z_ij = φ_j,w,i relative to ‖θ_j‖ (0 when frozen)
             size = np.exp(np.minimum(2.0 * rho, self.exp_cap)) * st.half_signs  # e^{2ρ_j} φ_j,a
             r = st.y_data - (size @ Z) / st.conv.width_divisor
             g = self.g_factor * (Z @ r)  # φᵀMφ = 2 φ_a u_a, u_a = c Σ_i z_ij r_i on the active components

@@ -45,6 +45,7 @@ RTOL, ATOL = 1e-10, 1e-12
 # C's golden example at λ = 1e-1000: 75 times that (|r_1| ≈ 6e-8 alternating in sign where the flow has r_1 → 0⁺);
 # 10³ keeps a margin. Pushes below it are not resolved (`numerics.flows.loop`, precision policy).
 STIFF_NOISE = 1e3
+SQRT2 = np.sqrt(2.0)  # (a constant: np.sqrt of a Python float is a ufunc call, ~0.5 µs, in every evaluation)
 BALANCED_TOLERANCE = 1e-9  # |â_j| = ‖ŵ_j‖ to this (the instance format's unit-vector tolerance): balanced exactly
 EXP_CAP = 700.0  # e^{2ρ} capped at e^700: only rejected trial stages of an oversized step go there
 # rtol bounds (a tolerance is a promise, `numerics.flows.vouch`): every answer is checked by a rerun at rtol/R
@@ -66,8 +67,8 @@ class LogScaleStepper(StepReading, Stepper):
         self.problem, self.basis = problem, basis
         self.balanced = balanced_signs is not None  # then the state holds ρ_j and ψ_j = w_j/‖w_j‖ only (docstring)
         if self.balanced:
-            self.half_signs = balanced_signs / np.sqrt(2.0)  # φ_j,a = s_j/√2
-            Phi0 = Phi0[:, 1:] * np.sqrt(2.0)  # ψ_j = √2 φ_j,w
+            self.half_signs = balanced_signs / SQRT2  # φ_j,a = s_j/√2
+            Phi0 = Phi0[:, 1:] * SQRT2  # ψ_j = √2 φ_j,w
         self.m, self.n = problem.m, problem.n
         self.T = problem.time_scale
         self.conv = problem.convention
@@ -99,7 +100,7 @@ class LogScaleStepper(StepReading, Stepper):
         if self.balanced:
             psi = y[m:].reshape(m, self.basis.dim)
             norm = np.sqrt(np.einsum("ij,ij->i", psi, psi))
-            return y[:m], self.half_signs, psi * (1.0 / (np.sqrt(2.0) * norm))[:, None]
+            return y[:m], self.half_signs, psi * (1.0 / (SQRT2 * norm))[:, None]
         Phi = y[m:].reshape(m, 1 + self.basis.dim)
         inv = 1.0 / np.sqrt(np.einsum("ij,ij->i", Phi, Phi))
         return y[:m], Phi[:, 0] * inv, Phi[:, 1:] * inv[:, None]
@@ -188,7 +189,7 @@ class LogScaleStepper(StepReading, Stepper):
         k = uw.shape[1]
         # (each part written once: the −g φ_w term into the output, then the data's u_w added where they touch)
         if self.balanced:  # dψ/ds = √2 dφ_w/ds = T(√2 u_w − g ψ̂); dφ_a/ds = T(u_a − 2φ_a² u_a) = 0 exactly
-            scale = np.sqrt(2.0) * T
+            scale = SQRT2 * T
             dpsi = out[self.m:].reshape(self.m, self.basis.dim)
             np.multiply(phi_w, (-scale * g)[:, None], out=dpsi)
             dpsi[:, :k] += scale * uw
@@ -234,7 +235,7 @@ class LogScaleStepper(StepReading, Stepper):
                                        for q, j in enumerate(J)])
                 w = np.matmul(Phi[J, 1:][:, None, :], projectors)[:, 0, :]
             if self.balanced:  # ‖w_j‖ and |a_j| change together: balancedness stays exact
-                norm = np.sqrt(2.0) * np.sqrt(np.vecdot(w, w))
+                norm = SQRT2 * np.sqrt(np.vecdot(w, w))
                 Phi[J, 1:] = w / norm[:, None]
             else:
                 Phi[J, 1:] = w
@@ -242,7 +243,7 @@ class LogScaleStepper(StepReading, Stepper):
                 norm = np.sqrt(np.vecdot(full, full))
                 Phi[J] = full / norm[:, None]
             rho[J] += np.log(norm)
-        self.y = np.concatenate([rho, (Phi[:, 1:] * np.sqrt(2.0) if self.balanced else Phi).ravel()])
+        self.y = np.concatenate([rho, (Phi[:, 1:] * SQRT2 if self.balanced else Phi).ravel()])
         self.solver = None
         self.dense = None
 
@@ -271,7 +272,7 @@ class LogScaleStepper(StepReading, Stepper):
             on = np.matmul(phi_w[:, None, :], self._kink_projectors)[:, 0, :]
             w_norm = np.sqrt(np.add.reduce(on * on, axis=1))
             if self.balanced:
-                return phi_a, on / (np.sqrt(2.0) * w_norm)[:, None]
+                return phi_a, on / (SQRT2 * w_norm)[:, None]
             norm = np.hypot(phi_a, w_norm)
             return phi_a / norm, on / norm[:, None]
         J = self._kink_neurons
@@ -280,7 +281,7 @@ class LogScaleStepper(StepReading, Stepper):
         on = np.matmul(phi_w[J][:, None, :], self._kink_projectors)[:, 0, :]
         w_norm = np.sqrt(np.add.reduce(on * on, axis=1))
         if self.balanced:
-            phi_w[J] = on / (np.sqrt(2.0) * w_norm)[:, None]
+            phi_w[J] = on / (SQRT2 * w_norm)[:, None]
         else:
             norm = np.hypot(phi_a[J], w_norm)
             phi_a[J], phi_w[J] = phi_a[J] / norm, on / norm[:, None]
