@@ -6,6 +6,7 @@ underflows float64 (λ < 1e-308). `InitScale` keeps λ exactly as given and offe
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from .errors import RelucheckInputError
@@ -13,6 +14,7 @@ from .errors import RelucheckInputError
 # mpmath is imported where λ is first read, not with this module: `numerics.flows` imports it through `FlowProblem`, and
 # commands that never read a λ (`relucheck engines`, `relucheck flow --help`) need not pay for mpmath (issue 22, item 6)
 
+DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")  # digits, one point, an exponent: no "_", "/", names
 FLOAT64_SMALLEST_SAFE = 1e-150  # λ² (the size of a_j w_j at init) stays a normal float64 above this
 
 
@@ -25,8 +27,12 @@ class InitScale:
     def __post_init__(self):
         import mpmath
 
+        if not isinstance(self.text, str) or not DECIMAL.fullmatch(self.text.strip()):  # a decimal literal and nothing
+            # else: mpmath also reads "1/2" and Python "1e-10_0" (= 1e-100), which a user cannot mean (session 31)
+            raise RelucheckInputError(f"initialization scale λ must be a decimal number such as 1e-40 or 0.001, got "
+                                      f"{self.text!r}")
         try:
-            value = mpmath.mpf(self.text)
+            value = mpmath.mpf(self.text.strip())
         except (ValueError, TypeError) as exc:
             raise RelucheckInputError(f"initialization scale λ must be a number, got {self.text!r}") from exc
         if not mpmath.isfinite(value) or value <= 0:

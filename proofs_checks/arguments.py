@@ -33,9 +33,10 @@ def _fail(condition: str, text: str):
 def ascii_number(text: str, condition: str) -> None:
     """Refuse a number written with non-ASCII characters: Python's int() and float() read any Unicode digit
     ('５', '１e-4') and spaces of every script, so a value could mean something else than what a reader of the command
-    line (or a log of it) sees. ``condition``: the message, e.g. "must be an integer seed ≥ 0"."""
-    if not text.isascii():
-        _fail(f"{condition} written in ASCII digits", text)
+    line (or a log of it) sees; and they read '1e-10_0' as 1e-100: digits grouped with '_' are refused too.
+    ``condition``: the message, e.g. "must be an integer seed ≥ 0"."""
+    if not text.isascii() or "_" in text:
+        _fail(f"{condition} written in ASCII digits without '_'", text)
 
 
 def _integer(text: str, what: str) -> int:

@@ -435,7 +435,10 @@ RED_TEAM_1_OPTIONS = [
     ("list --paper=", "argument --paper: must not be empty"),
     ("report --style=", "argument --style: must not be empty"),
     ("run --seed -1 --out {t}/o", "argument --seed: must be an integer in [0, 2^63 − 1]"),
-    ("run --seed ５ --out {t}/o", "argument --seed: must be an integer seed ≥ 0 written in ASCII digits, got '５'"),
+    ("run --seed ５ --out {t}/o", "argument --seed: must be an integer seed ≥ 0 written in ASCII digits without '_', "
+                                "got '５'"),
+    ("run --seed 1_0 --out {t}/o", "argument --seed: must be an integer seed ≥ 0 written in ASCII digits without '_', "
+                                 "got '1_0'"),
     ("flow {t}/none.json --lam １e-4", "argument --lam: must be a decimal number in (0, 1) written in ASCII digits"),
     ("flow {t}/none.json --lam 1e-4 --budget ５", "argument --budget: must be a number of seconds written in ASCII"),
     ("flow {t}/none.json --lam 1e-4 --rtol １e-8", "argument --rtol: must be a number in ASCII digits"),

@@ -147,7 +147,8 @@ def test_float64_engine_registered():
 # -- bad input -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("lam, message", [("0", "λ must be finite and > 0"), ("-1e-3", "λ must be finite and > 0"),
-                                          ("1", "needs λ < 1"), ("abc", "must be a number")])
+                                          ("1", "needs λ < 1"), ("abc", "must be a decimal number"),
+                                          ("1/2", "must be a decimal number"), ("1e-10_0", "must be a decimal number")])
 def test_bad_lambda(lam, message):
     with pytest.raises(RelucheckInputError, match=message):
         run_flow(golden_instance(), lam, 2.0)

@@ -62,8 +62,9 @@ def parse_times(text: str | None) -> tuple | None:
 
     if text is None:
         return None
-    if not text.isascii():  # float() reads any Unicode digit ('５'): a value must read as it looks
-        raise RelucheckInputError(f"--times must be comma-separated numbers in ASCII digits, e.g. 0.5,1,2; got {text[:80]!r}")
+    if not text.isascii() or "_" in text:  # float() reads any Unicode digit ('５') and '1_0' (10): a value must read
+        raise RelucheckInputError(f"--times must be comma-separated numbers in ASCII digits without '_', e.g. 0.5,1,2; "
+                                  f"got {text[:80]!r}")                 # as it looks
     parts = text.split(",")
     if len(parts) > MAX_TIMES:
         raise RelucheckInputError(f"--times: {len(parts)} times, at most {MAX_TIMES} (each is a sample kept and printed)")
@@ -89,11 +90,11 @@ def rtol(text: str) -> float:
     from relucheck.numerics.flows.engines.logscale import MAX_RTOL, MIN_RTOL, _MAX_RTOL_REASON
 
     try:
-        if not text.isascii():  # float() reads any Unicode digit ('１e-4'): a value must read as it looks
-            raise ValueError(text)
+        if not text.isascii() or "_" in text:  # float() reads any Unicode digit ('１e-4') and '1e-1_0' (1e-10): a
+            raise ValueError(text)            # value must read as it looks
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in ASCII digits, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number in ASCII digits without '_', got {text!r}") from None
     if not (math.isfinite(value) and MIN_RTOL <= value <= MAX_RTOL):
         raise argparse.ArgumentTypeError(
             f"must be in [{MIN_RTOL:g}, {MAX_RTOL:g}], got {text!r}: below {MIN_RTOL:g} the check rerun at rtol/100 "

@@ -1,6 +1,6 @@
 """`relucheck limit INSTANCE.json [--ladder L1,L2,…] [--target E] [--extend-to L] [--engine NAME] [--rtol R]
-[--budget SECONDS] [--max-horizon T] [--predict LAMBDA] [--json] [--plot FILE]`: the λ → 0 limit of the flow's jump times and plateau losses, on any data,
-each with an error bar or "inconclusive" (issue 24; method and error law in docs/limit.md).
+[--budget SECONDS] [--max-horizon T] [--predict LAMBDA] [--json] [--plot FILE]`: the λ → 0 limit of the flow's jump
+times and plateau losses, on any data, each with an error bar or "inconclusive" (issue 24; method and error law in docs/limit.md).
 
 The flow (C Assumption 3's balanced start on the instance's data, as `relucheck flow` builds it) runs at
 λ = e^{−L} for each L = ln(1/λ) of the ladder (default 100,300,1000,3000); jumps are matched across the ladder and
@@ -15,8 +15,9 @@ flow's status, jumps, plateaus, wall time), and ``algorithm_1`` on orthonormal d
 1/ln(1/λ) with the fit and the limit (FILE's stem .pdf, .png and .csv). ``--predict LAMBDA``: each quantity's fitted
 law q* + C·x + D·x² at that λ (x = 1/ln(1/λ), at or beyond the ladder's finest rung) with its bar (``prediction`` in
 --json; `Estimate.predict`). A rung whose engine bound is above target/4 is rerun at other tolerances
-(`numerics.limit_reruns`); the ladder's ``rtol`` and ``engine_reruns`` say which rtol each quantity comes from. Exit 0 when every quantity has an error bar,
-3 when some is inconclusive (or a flow of the ladder failed, or ``--budget`` was spent), 2 on bad input.
+(`numerics.limit_reruns`); the ladder's ``rtol`` and ``engine_reruns`` say which rtol each quantity comes from. Exit 0
+when every quantity has an error bar, 3 when some is inconclusive (or a flow of the ladder failed, or ``--budget`` was
+spent), 2 on bad input.
 """
 from __future__ import annotations
 
@@ -36,8 +37,9 @@ def ladder_value(text: str) -> tuple:
     """``--ladder``: comma-separated values of ln(1/λ) (`numerics.lambda_limit.check_ladder`)."""
     from relucheck.numerics.lambda_limit import check_ladder
 
-    if not text.isascii():
-        raise RelucheckInputError(f"--ladder must be comma-separated numbers in ASCII digits, got {text[:80]!r}")
+    if not text.isascii() or "_" in text:
+        raise RelucheckInputError(f"--ladder must be comma-separated numbers in ASCII digits without '_', got "
+                                  f"{text[:80]!r}")
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
@@ -315,7 +317,7 @@ def _positive(text: str, option: str) -> float:
     import math
 
     try:
-        value = float(text) if text.isascii() else math.nan
+        value = float(text) if text.isascii() and "_" not in text else math.nan
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
@@ -327,7 +329,7 @@ def budget_value(text: str) -> float:
     import math
 
     try:
-        value = float(text) if text.isascii() else math.nan
+        value = float(text) if text.isascii() and "_" not in text else math.nan
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
