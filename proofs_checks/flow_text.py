@@ -8,7 +8,10 @@ def print_human(result, limit, note) -> None:
     from .report import fmt_number  # here: `relucheck flow --help` does not import the report writer (numpy)
 
     p = result.problem
-    print(f"gradient flow, engine {result.engine} ({result.precision}), n = {p['n']}, d = {p['d']}, m = {p['m']}, "
+    step = result.tolerances.get("step_t")
+    what = (f"gradient descent, step η = {fmt_number(step, 4)} in t (not the flow: within O(η) of it)"
+            if result.engine == "gd" and step is not None else "gradient flow")
+    print(f"{what}, engine {result.engine} ({result.precision}), n = {p['n']}, d = {p['d']}, m = {p['m']}, "
           f"λ = {p['lambda']}, ln(1/λ) = {fmt_number(p['log_inv_lambda'], 8)}; τ = t / ln(1/λ); data indices 0-based")
     print(f"status: {result.status.name.lower()} — {result.message}")
     if limit is None:

@@ -43,8 +43,10 @@ def _flow_json(tmp_path: Path, *args) -> dict:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = cli.main(["flow", str(path), "--json", *map(str, args)])
-    assert code == 0, err.getvalue()
-    return json.loads(out.getvalue())
+    result = json.loads(out.getvalue())
+    # exit 3 for a success whose jump times and plateaus are not vouched for (session 31), else 0
+    assert code == (3 if result["errors"].get("jumps_reason") else 0), err.getvalue()
+    return result
 
 
 def _problem(n, d, m, seed, lam, **kwargs) -> FlowProblem:

@@ -19,8 +19,9 @@ under ``limit_process`` on orthonormal data (else ``limit_process_note``: why Al
 orthonormal, or a zero label, C Assumption 4(ii): the flow runs all the same), ``errors``: the bound of every answer
 (`numerics.flows.vouch`). Exit 0 when the engine succeeded (its status is success or settled; without ``--horizon``,
 also a run that had not settled by the maximal horizon when every requested time is vouched for); 3 when its answer is
-inconclusive (a precision, guard or tolerance status, a spent ``--budget``, or a run stopped early: event or step
-limit, chatter, integrator failure); 2 on bad input (an unknown engine or an option outside its domain included) and
+inconclusive (a precision, guard or tolerance status, a spent ``--budget``, a run stopped early: event or step
+limit, chatter, integrator failure, or a success whose jump times and plateau losses the check could not vouch for,
+``errors["jumps_reason"]``); 2 on bad input (an unknown engine or an option outside its domain included) and
 on requests refused before computing (`check_cost`: more memory than available; without ``--budget``, more than 10⁶
 estimated integrator steps, or a Taylor step of engine mpmath and its guard's estimated above 60 s). ``--budget``
 counts from the command's start and is polled inside steps too. Long runs print a progress line on stderr every 5 s.
@@ -340,10 +341,11 @@ def _run(args) -> int:
         from ..flow_text import print_human
 
         print_human(result, limit, note)
-    if result.success:
+    withdrawn = result.errors.get("jumps_reason")  # a success whose jump times and plateaus have no bound
+    if result.success and not withdrawn:
         return 0
     print(f"relucheck: inconclusive: engine {result.engine} ended with status {result.status.name.lower()}: "
-          f"{result.message}", file=sys.stderr)
+          f"{withdrawn if result.success else result.message}", file=sys.stderr)
     return INCONCLUSIVE
 
 
