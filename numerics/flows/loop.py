@@ -33,6 +33,7 @@ import numpy as np
 
 from .engine import BudgetSpent, deadline_of
 from .events import Event, EventKind, Watch, first_crossing
+from .complementarity import nonzero2d
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
 from .result import FlowResult, NormTrack, Status, Trajectory, jumps_of, plateau_losses, plateau_spreads
 from .settle import SETTLE_RTOL, at_rest, settled
@@ -74,6 +75,7 @@ class _Run:
         off = np.asarray(G != 0, dtype=bool)  # (elementwise also for mpmath object arrays; no O(n²) Python loop)
         np.fill_diagonal(off, False)
         self.crosstalk = off.any(axis=1)
+        self.any_crosstalk = bool(self.crosstalk.any())
         self.max_codimension = 0  # most data a neuron slid on at once
         self.projection_cache = {}  # sliding projections of `filippov.decide` for this run's G
 
@@ -98,12 +100,12 @@ class _Run:
                 self.near_tie(i, j, w, tol, "a Filippov decision between sides")
         if previous is not None:  # every change of side is an event
             changed = (previous.act != pattern.act) | (previous.slide != pattern.slide)
-            for i, j in zip(*np.nonzero(changed), strict=True):
+            for i, j in zip(*nonzero2d(changed), strict=True):
                 kind = _TRANSITIONS.get((_state_of(previous, i, j), _state_of(pattern, i, j)))
                 if kind is not None:
                     self.events.append(Event(float(st.t), int(j), int(i), kind, exact=st.t))
         elif pattern.slide.any():
-            for i, j in zip(*np.nonzero(pattern.slide), strict=True):
+            for i, j in zip(*nonzero2d(pattern.slide), strict=True):
                 self.events.append(Event(float(st.t), int(j), int(i), EventKind.SLIDE, exact=st.t))
         st.restart(pattern)
         exit_floors = np.zeros(self.problem.n)  # sliding exits: twice the rounding band of `filippov` (hysteresis)
@@ -174,7 +176,10 @@ class _Run:
         Z = np.asarray(view.Z, dtype=float) if view.Z.dtype != object else view.Z
         V = None
         # (an inactive component of a datum orthogonal to all others is never pushed: it cannot be driven across)
-        ii, jj = np.nonzero(~pattern.slide & np.where(pattern.act, Z < 0, (Z > 0) & self.crosstalk[:, None]))
+        if self.any_crosstalk:
+            ii, jj = nonzero2d(~pattern.slide & np.where(pattern.act, Z < 0, (Z > 0) & self.crosstalk[:, None]))
+        else:  # (orthonormal data: only an active component can be across its kink)
+            ii, jj = nonzero2d(pattern.act & (Z < 0) & ~pattern.slide)
         if ii.size:
             V = pattern.effective_residuals(view.r)
             if view.Z.dtype == object:
