@@ -42,6 +42,13 @@ INCONCLUSIVE = 3  # the exit code of a command whose answer is inconclusive (REA
 PRECISION_ENGINE = "mpmath"
 
 
+def algorithm1_horizon(args, limit) -> float:
+    """The default horizon on orthonormal data: Algorithm 1's last jump + 0.5, or ``--max-horizon`` when that is
+    earlier ("stop by this accelerated time at the latest"; a new user, session 31, saw it ignored there)."""
+    horizon = limit.flow_horizon()
+    return horizon if args.max_horizon is None else min(horizon, args.max_horizon)
+
+
 def max_horizon_value(text: str) -> float:
     """``--max-horizon``: the rule of ``--horizon`` (`proofs_checks.arguments.horizon`), as a bad-input error naming
     the option, checked in `_run` (an argparse usage error would exit from inside `main`)."""
@@ -115,13 +122,18 @@ def engine_and_options(args) -> tuple[str, dict]:
                 raise RelucheckInputError(f"--precision needs the {PRECISION_ENGINE!r} engine, which is not registered "
                                           f"(`relucheck engines` lists the engines)")
             name = PRECISION_ENGINE
+        elif name not in (PRECISION_ENGINE, "auto"):
+            raise RelucheckInputError(f"--precision is the number of digits of engine {PRECISION_ENGINE!r}; engine "
+                                      f"{name!r} computes in float64 (leave out --engine, or give --engine "
+                                      f"{PRECISION_ENGINE})")
+        name = PRECISION_ENGINE if name == "auto" else name
         options["digits"] = args.precision
     if name == PRECISION_ENGINE:
         options["guard"] = True  # its answer is reported only with the rerun at twice the digits
     if getattr(args, "rtol", None) is not None:
         if name not in ("auto", "float64"):
-            raise RelucheckInputError(f"--rtol is the tolerance of engine 'float64' (and of 'auto''s first run); engine "
-                                      f"{name!r} has none")
+            raise RelucheckInputError(f"--rtol is the relative tolerance of engine 'float64' (also the first run of "
+                                      f"engine 'auto'); engine {name!r} has none")
         options["rtol"] = args.rtol
     if getattr(args, "step", None) is not None:  # callers of solve_instance may pass a Namespace of their own
         if name != "gd":
@@ -176,7 +188,7 @@ def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) 
 
     n, m = instance.inputs.shape[0], instance.directions.shape[0]
     log_inv = InitScale.of(args.lam).log_inv
-    end = args.horizon or (limit.flow_horizon() if limit is not None else args.max_horizon or DEFAULT_MAX_HORIZON)
+    end = args.horizon or (algorithm1_horizon(args, limit) if limit is not None else args.max_horizon or DEFAULT_MAX_HORIZON)
     end = max(end, times[-1] if times else 0.0)
     cost = estimate(instance.inputs, instance.labels, m, log_inv, end)
     free = available_memory()
@@ -186,7 +198,8 @@ def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) 
                                   f"more than the {human_bytes(free)} available")
     if not memory_only and getattr(args, "budget", None) is None and cost.steps > MAX_STEPS_ESTIMATE:
         culprit = ("--lam" if log_inv * DEFAULT_MAX_HORIZON > MAX_STEPS_ESTIMATE / 10 else
-                   "--times" if times and times[-1] >= end else "--horizon" if args.horizon else "--max-horizon")
+                   "--times" if times and times[-1] >= end else "--horizon" if args.horizon else
+                   "--max-horizon" if args.max_horizon is not None else f"instance file {args.instance}")
         raise RelucheckInputError(
             f"{culprit}: reaching τ = {end:g} at λ = {args.lam} needs about {cost.steps:.2g} integrator steps, at most "
             f"{MAX_STEPS_ESTIMATE:.0e} without --budget (a fitted datum's residual decays at a rate ∝ ln(1/λ) = "
@@ -256,7 +269,7 @@ def solve_instance(instance, args, limit, started=None):
     name, options = engine_and_options(args)
     horizon = args.horizon
     if horizon is None and limit is not None:
-        horizon = limit.flow_horizon()
+        horizon = algorithm1_horizon(args, limit)
         if times is not None:
             horizon = max(horizon, times[-1])
     if "step" in options:
