@@ -116,6 +116,7 @@ def test_a_rest_spanning_several_step_ends_is_seen_on_an_exact_curve():
 def test_a_rest_between_two_step_ends_is_seen_on_an_exact_curve():
     """The same curve with step ends 2.7 apart on the plateau (DOP853's, measured above): no step end inside
     |τ − 53| ≤ 1 − REST_WINDOW/2, so no window; the jump is read at the end, in the second rise (τ = 80.5)."""
+    assert 2 * REST_RATE / D >= 2 * REST_WINDOW  # the construction: the rest is twice the window long
     track = _curve_track(2.7)
     inside = [t for t in track.t if abs(t - CROSS) <= REST_RATE / D]
     assert len(inside) <= 1  # the construction: at most one step end where |rate| ≤ REST_RATE
