@@ -69,13 +69,19 @@ def agree(prediction, measurement, tolerance: float, reason: str, *, relative: b
     """Verified when max |prediction − measurement| ≤ tolerance (× max |prediction| if ``relative``).
 
     The tolerance is a finite number ≥ 0: an infinite one would verify anything and a negative or NaN one refute
-    everything, so either is a ValueError (the check's error record), never a verdict."""
+    everything, so either is a ValueError (the check's error record), never a verdict; so is a prediction and a
+    measurement of different dimensions (a scalar against a list: a mistake of the check, which would otherwise be
+    refuted and make its mutant "caught" without testing anything; new user, session 31). Shapes of the same
+    dimension that differ (another number of jumps) are refuted."""
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.integer, np.floating)) \
             or not (0 <= tolerance < math.inf):
         raise ValueError(f"agree: the tolerance must be a finite number ≥ 0, got {tolerance!r}")
     p = np.asarray(prediction, dtype=float)
     q = np.asarray(measurement, dtype=float)
-    if p.shape != q.shape:
+    if p.ndim != q.ndim:  # a scalar against a list, a list against a table: the check's own mistake, not evidence
+        raise ValueError(f"agree: prediction and measurement must have the same number of dimensions, got shapes "
+                         f"{p.shape} and {q.shape}")
+    if p.shape != q.shape:  # as many values, another count (a jump more or less): evidence against the claim
         return Outcome(Status.REFUTED, prediction, measurement, tolerance, reason,
                        f"shape mismatch: prediction {p.shape} vs measurement {q.shape}. {message}".strip(), details=details)
     err = _max_abs(p - q)
