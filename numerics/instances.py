@@ -150,12 +150,13 @@ def validate(inst: Instance) -> None:
             f"signs has {s.shape[0]} entries but directions has m = {G.shape[0]} rows (shapes must match)"
         )
     if not np.all(np.isin(s, (-1.0, 1.0))):
-        raise RelucheckInputError(f"signs must be ±1, got {sorted(set(s.tolist()) - {-1.0, 1.0})}")
+        raise RelucheckInputError("signs must be ±1, got " + ", ".join(f"{v:g}" for v in sorted(set(s.tolist()) - {-1.0, 1.0})))
     norms = np.linalg.norm(G, axis=1)
     bad = np.flatnonzero(np.abs(norms - 1) > UNIT_TOLERANCE)
     if bad.size:
         raise RelucheckInputError(
-            f"directions must be unit vectors; row {int(bad[0])} has norm {norms[bad[0]]:.12g}"
+            f"directions must be unit vectors to {UNIT_TOLERANCE:g} (write them to 10 digits or more, or normalize "
+            f"them); row {int(bad[0])} has norm {norms[bad[0]]:.12g}"
         )
 
 

@@ -80,7 +80,8 @@ def check_ladder(ladder) -> tuple:
         raise RelucheckInputError(f"ladder: {len(values)} values of ln(1/λ), at least {MIN_RUNGS} (order-2 "
                                   "extrapolation on the finest three rungs and on the next coarser three)")
     if not all(math.isfinite(v) and v >= 10 for v in values) or len(set(values)) < len(values):
-        raise RelucheckInputError(f"ladder: values of ln(1/λ) must be finite, distinct and ≥ 10, got {values}")
+        raise RelucheckInputError("ladder: values of ln(1/λ) must be finite, distinct and ≥ 10, got "
+                                  + ", ".join(f"{v:g}" for v in values))
     return tuple(values)
 
 

@@ -219,7 +219,8 @@ class _Walk:
         allowed = [*spec.required, *spec.optional]
         unknown = sorted(k for k in v if k not in allowed)
         if unknown:
-            self.fail(path, f"unknown field(s) {unknown}; allowed are {allowed}")
+            self.fail(path, f"unknown field(s) {', '.join(repr(k) for k in unknown)}; allowed are "
+                            f"{', '.join(allowed)}")
         missing = [f"{path}.{k}" if path else k for k in spec.required if k not in v]
         if missing:
             self.fail("", f"field '{missing[0]}' is missing" if len(missing) == 1 else f"fields {missing} are missing")

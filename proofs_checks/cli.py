@@ -39,7 +39,7 @@ def _paper_filter(paper: str | None) -> str | None:
     if paper.upper() in ("A", "B", "C"):
         return paper.upper()
     if paper not in PAPERS:
-        raise RelucheckInputError(f"--paper {paper!r}: unknown paper; registered papers are {sorted(PAPERS)}")
+        raise RelucheckInputError(f"--paper {paper!r}: unknown paper; registered papers are {', '.join(sorted(PAPERS))}")
     return paper
 
 

@@ -86,5 +86,5 @@ def test_unit_direction_tolerance_just_inside_and_just_outside(excess, accepted)
     if accepted:
         Instance(**kwargs)
     else:
-        with pytest.raises(RelucheckInputError, match="directions must be unit vectors; row 0"):
+        with pytest.raises(RelucheckInputError, match="directions must be unit vectors to 1e-09 .*; row 0"):
             Instance(**kwargs)

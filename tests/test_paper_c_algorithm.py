@@ -195,7 +195,7 @@ def test_cli_limit_process_warns_on_ties_and_refuses_non_orthonormal(tmp_path, c
     tie = _write(tmp_path, np.eye(4).tolist(), [1, 1, 1, 1], [[.5, .5, -.5, -.5], [-.5, -.5, .5, .5]], [1, 1])
     assert main(["limit-process", tie, "--json"]) == 0
     captured = capsys.readouterr()
-    assert "Assumption 4(ii) violated: tie between neurons [0, 1]" in captured.err
+    assert "Assumption 4(ii) violated: tie between neurons 0, 1" in captured.err
     assert json.loads(captured.out)["ties"][0]["neurons"] == [0, 1]
     bad = _write(tmp_path, [[1, 0], [0.6, 0.8]], [1, 2], [[1, 0]], [1], "bad.json")
     assert main(["limit-process", bad]) == 2

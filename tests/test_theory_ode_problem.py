@@ -219,14 +219,14 @@ def test_parse_problem_defaults():
      "normalization, as Python reads it) is reserved for a function or constant"),
     (lambda d: d["parameters"].update({"ℰ": [0, 1]}), "field 'parameters': the name 'ℰ' (read as 'E' after Unicode NFKC "
      "normalization, as Python reads it) is reserved for a function or constant"),
-    (lambda d: d["parameters"].update({"ｋ": [0, 1]}), "time, state and parameter names must be distinct, got "
-     "['t', 'x', 'v', 'k', 'c', 'x0', 'ｋ'] ('ｋ' is 'k' after Unicode NFKC normalization, as Python reads names)"),
+    (lambda d: d["parameters"].update({"ｋ": [0, 1]}), "time, state and parameter names must be distinct: "
+     "'k', 'ｋ' are one name ('ｋ' is 'k' after Unicode NFKC normalization, as Python reads names)"),
     (lambda d: d.update(time="pi"), "field 'time': the name 'pi' is reserved for a function or constant"),
     (lambda d: d["parameters"].update(E=[0, 1]), "field 'parameters': the name 'E' is reserved for a function or constant"),
     (lambda d: d.update(state=["x", "t"]),
-     "time, state and parameter names must be distinct, got ['t', 'x', 't', 'k', 'c', 'x0']"),
+     "time, state and parameter names must be distinct: 't' is given more than once"),
     (lambda d: d["parameters"].update(v=[0, 1]),
-     "time, state and parameter names must be distinct, got ['t', 'x', 'v', 'k', 'c', 'x0', 'v']"),
+     "time, state and parameter names must be distinct: 'v' is given more than once"),
     (lambda d: d["equations"].pop("v"), "field 'equations': expected one entry per state ['x', 'v'], got ['x']"),
     (lambda d: d["initial"].update(w="1"), "field 'initial': expected one entry per state ['x', 'v'], got ['v', 'w', 'x']"),
     (lambda d: d["solution"].update(x="x*t"), "field 'solution.x': unknown name 'x' in 'x*t'; allowed are the declared time, "

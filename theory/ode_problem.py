@@ -74,7 +74,9 @@ def _distinct(written: list) -> None:
     if len(set(normal)) != len(normal):
         alike = sorted({f"{w!r} is {n!r}" for w, n in zip(written, normal) if w != n and normal.count(n) > 1})
         how = f" ({'; '.join(alike)} after Unicode NFKC normalization, as Python reads names)" if alike else ""
-        raise RelucheckInputError(f"time, state and parameter names must be distinct, got {written}{how}")
+        twice = sorted({w for w, n in zip(written, normal) if normal.count(n) > 1})
+        raise RelucheckInputError(f"time, state and parameter names must be distinct: {', '.join(map(repr, twice))} "
+                                  f"{'is given more than once' if len(twice) == 1 else 'are one name'}{how}")
 
 
 def _build(data) -> OdeProblem:

@@ -71,11 +71,13 @@ class Init:
         G = _array(directions, "directions", 2)
         s = _array(signs, "signs", 1)
         if not np.all(np.isin(s, (-1.0, 1.0))):
-            raise RelucheckInputError(f"signs must be ±1, got {sorted(set(s.tolist()) - {-1.0, 1.0})}")
+            bad = sorted(set(s.tolist()) - {-1.0, 1.0})
+            raise RelucheckInputError("signs must be ±1, got " + ", ".join(f"{v:g}" for v in bad))
         norms = np.linalg.norm(G, axis=1)
         if np.any(np.abs(norms - 1) > 1e-9):
             k = int(np.argmax(np.abs(norms - 1)))
-            raise RelucheckInputError(f"directions must be unit vectors; row {k} has norm {norms[k]:.12g}")
+            raise RelucheckInputError(f"directions must be unit vectors to 1e-9 (write them to 10 digits or more, or "
+                                      f"normalize them); row {k} has norm {norms[k]:.12g}")
         return cls(s, G, lam)
 
     @classmethod

@@ -51,8 +51,9 @@ def _run(args) -> int:
     with naming(f"instance file {args.instance}"):  # Algorithm 1's hypotheses (Assumption 4) are the file's too
         result = _exact_json(instance) if args.exact else limit_process_of(instance).to_json()
     for tie in result["ties"]:
-        print(f"relucheck: warning: Assumption 4(ii) violated: tie between neurons {tie['neurons']} at jump "
-              f"{tie['iteration']} (tau = {_value(tie['tau'])}); continuing with neuron {tie['neurons'][0]}",
+        print(f"relucheck: warning: Assumption 4(ii) violated: tie between neurons "
+              f"{', '.join(str(j) for j in tie['neurons'])} at jump {tie['iteration']} (τ = {_value(tie['tau'])}); "
+              f"continuing with neuron {tie['neurons'][0]}",
               file=sys.stderr)
     if args.json:
         print(json.dumps(result, indent=1))
