@@ -305,3 +305,78 @@ def event_sequence(kinds, shown: int = 6) -> str:
             groups.append([word, 1])
     text = ", ".join(w if k == 1 else f"{w} ×{k}" for w, k in groups[:shown])
     return text + (", …" if len(groups) > shown else "")
+
+
+def _plain_exact(text: str) -> str:
+    """SymPy's str() of a closed-form number for a reader of plain text: 2*sqrt(30) → 2·√30, 15/4 stays."""
+    text = re.sub(r"sqrt\((\d+)\)", r"√\1", text)
+    text = text.replace("sqrt(", "√(").replace("**", "^").replace("*", "·")
+    return re.sub(r"(?<=\S) - (?=\S)", " − ", text)
+
+
+def _split_top(text: str) -> list[str]:
+    """The comma-separated items of a bracketed list's inside, commas inside brackets or parentheses left alone."""
+    items, depth, start = [], 0, 0
+    for k, c in enumerate(text):
+        depth += c in "[(" and 1 or (-1 if c in "])" else 0)
+        if c == "," and depth == 0:
+            items.append(text[start:k])
+            start = k + 1
+    return [t.strip() for t in items + [text[start:]] if t.strip()]
+
+
+def plain_cell(value, limit: int = 6, tolerance=None) -> str:
+    """A prediction, measurement or tolerance as plain text for a reader (report.md): numbers by `plain` (to the
+    digits ``tolerance`` warrants, else 4), lists as their values (rows by "; ", at most ``limit`` shown), a dict as
+    "name: value" with its key's underscores as spaces, SymPy's str() of an exact number with √ and ·, an interval
+    rounded outward (`plain_interval`), a verdict pair without quotes, ">=" as ≥ — never a repr (results.json keeps
+    every value as computed)."""
+    if isinstance(value, dict):
+        return "; ".join(f"{str(k).replace('_', ' ')}: {plain_cell(v, 3, tolerance)}"
+                         for k, v in list(value.items())[:limit]) + ("; …" if len(value) > limit else "")
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray":
+        items = list(value)
+        if not items:
+            return "none"
+        nested = any(isinstance(v, (list, tuple)) or type(v).__name__ == "ndarray" for v in items)
+        cells = [plain_cell(v, limit, tolerance) for v in items[:limit]]
+        return ("; " if nested else ", ").join(cells) + (", …" if len(items) > limit else "")
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        text = value.strip()
+        if _ZERO_MATRIX.fullmatch(text):
+            return "the zero matrix"
+        m = _INTERVAL.match(text)
+        if m and not (_INTEGER.fullmatch(m.group(1)) and _INTEGER.fullmatch(m.group(2))):  # [0, 1] is a list
+            lo, hi = float(m.group(1)), float(m.group(2))
+            digits = significant_digits(max(abs(lo), abs(hi)), tolerance) if tolerance is not None else None
+            return plain_interval(m.group(1), m.group(2), digits)
+        if len(text) > 1 and text[0] + text[-1] in ("[]", "()") and _EXACT_LIST_TEXT.fullmatch(text):
+            items = _split_top(text[1:-1])
+            inner = [f"({plain_cell(t, limit, tolerance)})" if t[:1] in "[(" else
+                     plain_cell(t, limit, tolerance) for t in items[:limit]]
+            return ", ".join(inner) + (", …" if len(items) > limit else "")
+        f = as_float(text)
+        if f is not None:
+            return plain(f, significant_digits(abs(f), tolerance) if tolerance is not None else 4)
+        pair = re.fullmatch(r"\(\s*'(\w+)'\s*,\s*'(\w+)'\s*\)", text.split("= ")[-1])
+        if pair:
+            text = text[:len(text) - len(text.split("= ")[-1])] + f"{pair.group(1)}, {pair.group(2)}"
+        text = re.sub(r"'(\w[\w -]*)'", r"\1", text)
+        text = re.sub(r"^>=\s*", "≥ ", re.sub(r"^<=\s*", "≤ ", text))
+        if _EXACT.fullmatch(text) and _EXACT_SYNTAX.search(text):
+            return _plain_exact(text)
+        return text
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or f != f or f in (math.inf, -math.inf) \
+            or tolerance is None:
+        return plain(value)
+    return plain(value, significant_digits(abs(f), tolerance))
+
+
+_INTEGER = re.compile(r"[-+]?\d+")
+_EXACT_LIST_TEXT = re.compile(r"[\[(][0-9a-z+\-*/(). ,\[\]]*[\])]")  # a list or tuple of exact numbers, as text

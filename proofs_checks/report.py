@@ -155,8 +155,11 @@ def markdown_report(records: list[CheckResult], title: str, expected: int | None
     lines += ["| check | status | prediction | measurement | tolerance | precision | seed | seconds |",
               "|---|---|---|---|---|---|---|---|"]
     for r in records:
-        lines.append(f"| `{r.id}` | {_status_text(r)} | {fmt_value(r.prediction)} | {fmt_value(r.measurement)} | "
-                     f"{fmt_value(r.tolerance)} | {r.precision} | {r.seed} | {r.seconds:.2f} |")
+        tol = reader_text.as_float(to_jsonable(r.tolerance))
+        cells = [reader_text.plain_cell(to_jsonable(v), tolerance=t).replace("|", "\\|")
+                 for v, t in ((r.prediction, tol), (r.measurement, tol), (r.tolerance, None))]
+        lines.append(f"| `{r.id}` | {_status_text(r)} | {cells[0]} | {cells[1]} | {cells[2]} | {r.precision} | "
+                     f"{r.seed} | {r.seconds:.2f} |")
     lines += ["", "## Details", ""]
     for r in records:
         lines += [f"### `{r.id}` — {_status_text(r)}", "", f"- statement: `{r.statement}`",
