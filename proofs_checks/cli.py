@@ -82,6 +82,7 @@ def _cmd_run(args) -> int:
 def _cmd_show(args) -> int:
     from relucheck.theory.statements import all_statements, get_statement
 
+    from . import reader_text
     from .plugins import load_checks
     from .registry import all_checks, checks_of_statement, get_check
 
@@ -97,7 +98,7 @@ def _cmd_show(args) -> int:
         check_ids = checks_of_statement(st.id)
     else:
         raise RelucheckInputError(f"ID {args.id!r}: unknown check or statement id; `relucheck list` shows the ids")
-    print(st.to_markdown(check_ids))
+    print(st.to_markdown(check_ids, terminal=True))
     results_path = Path(args.results or DEFAULT_RESULTS)
     latest = {}
     for rec in latest_results:
@@ -109,8 +110,11 @@ def _cmd_show(args) -> int:
         for key in (cid, cid + ".mutant"):
             rec = latest.get(key)
             if rec:
-                print(f"  latest {key}: {rec['status']} — prediction {rec['prediction']!r}, measurement "
-                      f"{rec['measurement']!r}, tolerance {rec['tolerance']!r} ({rec['tolerance_reason']}); {rec['message']}")
+                tol = reader_text.as_float(rec["tolerance"])
+                print(f"  latest {key}: {rec['status']} — prediction "
+                      f"{reader_text.plain_cell(rec['prediction'], tolerance=tol)}; measurement "
+                      f"{reader_text.plain_cell(rec['measurement'], tolerance=tol)}; tolerance "
+                      f"{reader_text.plain_cell(rec['tolerance'])} ({rec['tolerance_reason']}); {rec['message']}")
         if cid not in latest:
             print(f"  no result in {results_path} (run `relucheck run --only {cid}`)")
     return 0

@@ -253,7 +253,9 @@ class Statement:
             return f"{self.number} (new in {current[0]})"
         return self.number
 
-    def _markdown_conclusion(self) -> list[str]:
+    def _markdown_conclusion(self, terminal: bool = False) -> list[str]:
+        if terminal and isinstance(self.conclusion, sympy.Basic):  # a terminal shows no MathJax: SymPy's 2-D Unicode
+            return ["", "*Conclusion:*", "", sympy.pretty(self.conclusion, use_unicode=True).replace("\\|", "‖")]
         if self.conclusion_tex and isinstance(self.conclusion, sympy.Basic):  # displays as $$ … $$ (MathJax)
             return ["", "*Conclusion:*", "", _markdown_math(self.conclusion_tex)]
         if isinstance(self.conclusion, sympy.Basic):
@@ -262,7 +264,9 @@ class Statement:
                 return ["", "*Conclusion:*", "", f"$$ {tex} $$"]
         return ["", f"*Conclusion:* {self.conclusion_text()}"]
 
-    def to_markdown(self, checks: list[str] | None = None) -> str:
+    def to_markdown(self, checks: list[str] | None = None, *, terminal: bool = False) -> str:
+        """The statement as Markdown (docs, report.md: formulas as $$ … $$); ``terminal``: its conclusion as SymPy's
+        2-D Unicode rendering instead (`relucheck show`)."""
         lines = [f"### {self.paper} {self.number}: {self.title}", ""]
         if self.numbers:
             lines.append(f"*Numbering:* {self.version_numbers()}  ")
@@ -271,7 +275,7 @@ class Statement:
             lines.append(f"*Source:* {self.source}  ")
         if self.hypotheses:
             lines += ["", "*Hypotheses:*"] + [f"- {h}" for h in self.hypotheses]
-        lines += self._markdown_conclusion()
+        lines += self._markdown_conclusion(terminal)
         if self.constants:
             lines += ["", "*Constants:* " + ", ".join(f"{k} = {v}" for k, v in self.constants.items())]
         if self.meaning:
