@@ -152,10 +152,10 @@ def test_statement_markdown_with_every_field():
 
 def test_statement_markdown_and_latex_of_a_text_conclusion():
     st = Statement(id="A.t", paper="A", number="Theorem 1", title="T", conclusion="50% & more")
-    assert st.to_markdown() == "### A Theorem 1: T\n\n*Confidence:* likely  \n\n*Conclusion:* 50% & more\n"
+    assert st.to_markdown() == "### A Theorem 1: T\n\n*Confidence:* unstated  \n\n*Conclusion:* 50% & more\n"
     assert st.conclusion_text() == "50% & more"
     assert st.conclusion_latex() == "50\\% \\& more"
-    assert st.to_latex() == "\\paragraph{A Theorem 1: T}\n\\emph{Confidence:} likely.\n50\\% \\& more\n"
+    assert st.to_latex() == "\\paragraph{A Theorem 1: T}\n\\emph{Confidence:} unstated.\n50\\% \\& more\n"
     assert st._repr_latex_() == "$\\text{A Theorem 1}$: 50\\% \\& more"
     assert Statement(id="A.u", paper="A", number="1", title="t", conclusion=7).conclusion_latex() == "7"
 

@@ -83,6 +83,7 @@ CONFIDENCE_EXPLANATIONS = {
              "(the checks and findings say which)",
     "unverified": "the statement is legible in the paper but was not verified independently when the "
                   "specification was written",
+    "unstated": "the statement's author gave no confidence tag, so nothing is claimed about its reconstruction",
 }
 CONFIDENCE_TAGS = frozenset(CONFIDENCE_EXPLANATIONS)
 
@@ -174,7 +175,7 @@ class Statement:
     hypotheses: tuple[str, ...] = ()
     conclusion: Any = ""
     constants: dict = field(default_factory=dict)
-    confidence: str = "likely"
+    confidence: str = "unstated"  # a user's statement without a tag claims none (it read "likely": session 31)
     source: str = ""
     meaning: str = ""
     numbers: dict = field(default_factory=dict)
