@@ -216,10 +216,11 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
         else:
             parts.append(r"\emph{No check of this statement in this run.}" + "\n")
     index = load_index(out_dir, paper)
-    parts.append(r"\subsection{Figures and tables}")
     if index:
+        parts.append(r"\subsection{Figures and tables}")
         parts.append(_label_prefix(latex_body(out_dir, index), paper) + r"\clearpage")
-    else:
+    elif paper in BUILTIN_PAPERS:  # (a user's paper has no figure report: no section about one)
+        parts.append(r"\subsection{Figures and tables}")
         parts.append(prose(f"No figure or table of this paper in this folder: `relucheck report --paper {paper}` "
                            "with the same output folder adds them.") + "\n")
     parts.append(r"\endgroup")
@@ -236,13 +237,33 @@ def _expected(results) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def write_appendix(results, out_dir, papers=("A", "B", "C")) -> list[Path]:
-    """Write appendix.tex (standalone), one \\input-able fragment per paper and relucheck-preamble.tex."""
+BUILTIN_PAPERS = ("A", "B", "C")  # the papers with a figure report (`relucheck report --paper`)
+
+
+def papers_of(records) -> tuple:
+    """The papers of a run's appendix: A, B and C when any of them has a record (or none of any paper does), then
+    each other paper with records (a user's); a paper whose statements are not registered (a user's, without its
+    --checks) is bad input naming it."""
+    from relucheck.numerics.errors import RelucheckInputError
+
+    seen = list(dict.fromkeys(str(r.get("paper")) for r in records if r.get("paper")))
+    unknown = [p for p in seen if p not in PAPERS]
+    if unknown:
+        raise RelucheckInputError(f"the results hold checks of paper {', '.join(unknown)}, whose statements are not "
+                                  f"registered: give the file or module that defines them with --checks")
+    builtin = list(BUILTIN_PAPERS) if any(p in BUILTIN_PAPERS for p in seen) else []  # all three, as a suite's
+    return tuple(builtin + [p for p in seen if p not in builtin]) or BUILTIN_PAPERS
+
+
+def write_appendix(results, out_dir, papers=None) -> list[Path]:
+    """Write appendix.tex (standalone), one \\input-able fragment per paper (``papers``, default `papers_of` the
+    records: a user's own paper too, new user, session 31) and relucheck-preamble.tex."""
     from relucheck.theory.statements import all_statements
 
     from .report import summary_line
 
     records = load_results(results)
+    papers = papers_of(records) if papers is None else papers
     expected = _expected(results)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -258,7 +279,8 @@ def write_appendix(results, out_dir, papers=("A", "B", "C")) -> list[Path]:
     line = summary_line(records, expected=expected)
     versions = (records[0].get("versions") or {}) if records else {}
     shown = ("relucheck", "python", "numpy", "scipy", "sympy", "mpmath")
-    intro = ("Machine verification of the statements of papers " + ", ".join(papers) + " by relucheck: every check "
+    intro = ("Machine verification of the statements of " + ("paper " if len(papers) == 1 else "papers ")
+             + ", ".join(papers) + " by relucheck: every check "
              "computes a prediction and a measurement and compares them within a tolerance derived from the "
              "computation (its reason is given); its mutant, a deliberately wrong version of the claim, must come "
              "out refuted. This run: " + prose(line) + ". "

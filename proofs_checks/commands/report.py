@@ -53,7 +53,9 @@ def _run(args) -> int:
         paths += write_index(Path(args.out), paper, paths)
     if args.appendix:
         from ..appendix import write_appendix
+        from ..plugins import load_checks
 
+        load_checks(args.checks)  # a user's papers and statements, for their records in the results
         paths += write_appendix(args.results, Path(args.out))
     for p in paths:
         print(p)
@@ -84,7 +86,8 @@ def register(sub) -> None:
                    help="write this paper's figures (PDF, PNG, a CSV of the plotted data each) and tables (.tex "
                         "fragments) into --out, with paper_X.tex previewing them")
     p.add_argument("--appendix", action="store_true",
-                   help="write appendix.tex (standalone) and appendix_{a,b,c}.tex (fragments) into --out")
+                   help="write appendix.tex (standalone) and one fragment appendix_x.tex per paper with records in "
+                        "--results into --out (a user's paper: give its --checks)")
     p.add_argument("--results", default="relucheck-out/results.json",
                    help="results.json of `relucheck run` for --appendix (default relucheck-out/results.json)")
     p.add_argument("--out", default="relucheck-report", help="output directory (default relucheck-report)")
@@ -92,6 +95,9 @@ def register(sub) -> None:
     p.add_argument("--style", default=DEFAULT_STYLE, type=_style,
                    help="figure preset: the fonts and sizes of a venue (article, neurips, icml, …; an unknown name "
                         f"lists them); default {DEFAULT_STYLE}: Computer Modern at a one-column article's width")
+    from ..cli import _checks_option
+
+    _checks_option(p)
     from ..arguments import executor_options
 
     executor_options(p)
