@@ -17,18 +17,7 @@ import pytest
 from relucheck.numerics.flows import FlowProblem, Init, solve
 from relucheck.numerics.flows.result import REST_RATE, REST_WINDOW, NormTrack, jump_times
 
-
-def _assert_jumps_within(run, reference):
-    """Every jump time the run states a bound for is within bound(run) + bound(reference) of the reference's (the
-    reference must list the neuron and bound it: a jump the reference does not have is a break too)."""
-    if run.errors.get("jumps") is None:  # not vouched for: no confident answer
-        return
-    assert reference.errors.get("jumps") is not None
-    theirs = {jp.neuron: (jp.tau, e) for jp, e in zip(reference.jumps, reference.errors["jumps"], strict=True)}
-    for jp, e in zip(run.jumps, run.errors["jumps"], strict=True):
-        assert jp.neuron in theirs, (jp.neuron, jp.tau, e, "no such jump in the reference")
-        tau, e_ref = theirs[jp.neuron]
-        assert abs(jp.tau - tau) <= e + e_ref, (jp.neuron, jp.tau, e, tau, e_ref, abs(jp.tau - tau) / (e + e_ref))
+from test_red_team_session30 import _assert_jumps_within  # the same criterion of a break
 
 
 # The session-30 instance (tests/test_red_team_session30.py, `LATER`): drawn general data n = 6, d = 3, m = 5; neuron 2
