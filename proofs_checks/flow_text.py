@@ -18,7 +18,7 @@ def print_human(result, limit, note) -> None:
         print(f"Algorithm 1: not shown — it does not apply: {note}")
         print(f"{'k':>3}  {'τ (flow)':>14}  {'neuron':>6}  fitted (flow)")
         for k, jp in enumerate(result.jumps, start=1):
-            print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {jp.neuron:>6}  {list(jp.fitted)}")
+            print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {jp.neuron:>6}  {fitted_set(jp.fitted)}")
     else:
         predicted = {jp.neuron: jp for jp in limit.jumps}
         L = result.log_inv_lambda
@@ -29,7 +29,7 @@ def print_human(result, limit, note) -> None:
             tau_lim = fmt_number(lim.tau, 10) if lim else "-"
             scaled = fmt_number((jp.tau - lim.tau) * L, 6) if lim else "-"
             print(f"{k:>3}  {fmt_number(jp.tau, 10):>14}  {tau_lim:>14}  {scaled:>15}  {jp.neuron:>6}  "
-                  f"{list(jp.fitted)} / {lim.fitted if lim else '-'}")
+                  f"{fitted_set(jp.fitted)} / {fitted_set(lim.fitted) if lim else '-'}")
         seen = {jp.neuron for jp in result.jumps}
         for jp in limit.jumps:
             if jp.neuron not in seen:
@@ -43,7 +43,8 @@ def print_human(result, limit, note) -> None:
         print(f"  jumps {pairs} are at the same τ within their bounds (a tie): the loss between them is a point on one "
               "drop, not a plateau, and is not shown")
     bound = result.errors.get("squared_norm")
-    print(f"final loss {fmt_number(result.final_loss)}, interpolates: {result.interpolates}, squared norm "
+    print(f"final loss {fmt_number(result.final_loss)}, interpolates: {'yes' if result.interpolates else 'no'}, "
+          f"squared norm "
           f"{fmt_number(result.squared_norm, 8)}" + (f" ± {fmt_number(bound, 2)}" if bound is not None else "")
           + (f" (Alg. 1: {fmt_number(limit.squared_norm, 8)})" if limit else ""))
     errors = result.errors
@@ -70,7 +71,8 @@ def print_human(result, limit, note) -> None:
     elif errors.get("reason"):
         print(f"error bounds: none ({errors['reason']})")
     stats = result.stats
-    print(f"events: {len(result.events)}; work: {stats.get('steps')} steps, {stats.get('nfev', '-')} field evaluations, "
+    print(f"events: {len(result.events)}; work: {stats.get('steps', '-')} steps, {stats.get('nfev', '-')} field "
+          "evaluations, "
           f"{fmt_number(stats.get('wall_seconds'), 3)} s")
     if "guard_digits" in stats:
         print(f"precision: {stats['digits']} digits; the {stats['guard_digits']}-digit rerun differs by "
@@ -78,6 +80,12 @@ def print_human(result, limit, note) -> None:
     if "escalated_from" in stats:
         first = stats["escalated_from"]
         print(f"escalated from engine {first['engine']} ({first['status']}: {first['message']})")
+
+
+def fitted_set(indices) -> str:
+    """The data a jump fits as the paper writes a set (S_k of C's Algorithm 1): {0, 3}, or ∅ — not a Python list."""
+    items = sorted(int(i) for i in indices)
+    return "{" + ", ".join(str(i) for i in items) + "}" if items else "∅"
 
 
 def _ties(result) -> set:

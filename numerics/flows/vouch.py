@@ -49,6 +49,7 @@ import numpy as np
 
 from .result import Status, cut, jump_times
 from .settle import jump_drift, rest_horizon, rest_window
+from .vouch_text import jump_differences
 
 CHECK_FACTOR = 100.0  # R: the check run's tolerance is R times tighter
 SAFETY = 2.0  # ≥ R/(R − 1), with a margin (module docstring)
@@ -64,18 +65,15 @@ def _by_component(events) -> dict:
     return out
 
 
-def _structure(run, check) -> str | None:
+def _structure(run, check, unit: str = "τ") -> str | None:
     """Why the two runs cannot be compared answer by answer, or None. Jumps are matched by neuron (two jumps close
     in time may swap places)."""
     if not check.status.success:
         return f"the check run ended with status {check.status.name.lower()} ({check.message})"
     ours = sorted((jp.neuron, tuple(jp.fitted)) for jp in run.jumps)
     theirs = sorted((jp.neuron, tuple(jp.fitted)) for jp in check.jumps)
-    if ours != theirs:  # shown from the first difference (the first six alone may be the same)
-        q = next((q for q, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-        where = f" from the {q + 1}th by neuron on" if q else ""
-        return (f"the jumps (neuron, fitted data) differ{where}: {ours[q:q + 6] or 'none'} ({len(ours)} in all) "
-                f"against {theirs[q:q + 6] or 'none'} ({len(theirs)}) in the check run")
+    if ours != theirs:
+        return jump_differences(run.jumps, check.jumps, unit)
     return None
 
 
@@ -116,7 +114,7 @@ def errors_against(run, check, problem, *, eps: float, method: str, tolerances: 
     """(``FlowResult.errors``, None) from a run and its check run at the same saved times, or (a dict without
     bounds, the reason) when they differ in structure (module docstring)."""
     out = {"method": method, "check": {**tolerances, "status": check.status.name.lower()}}
-    reason = _structure(run, check)
+    reason = _structure(run, check, "τ" if problem.time_unit == "tau" else "t")
     if reason is not None:
         out["vouched"] = False
         out["reason"] = reason
