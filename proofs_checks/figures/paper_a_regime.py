@@ -36,17 +36,23 @@ def chance_aligned(d: int, cut: float) -> float:
     return float(betainc((d - 1) / 2, 0.5, 1 - cut**2))
 
 
+# a run's status and a seed's verdict as a reader reads them (the journal's words are "budget" and "not")
+STATUS_WORDS = {"interpolating": "interpolating", "stationary": "stationary", "budget": "moving at the budget"}
+SEED_WORDS = {"interpolates": "interpolates", "not": "does not interpolate", "undecided": "undecided"}
+
+
 def _evidence(v) -> str:
-    """Per seed: its verdict and, per width, m: L/L_OLS (status letter) at flow time t."""
+    """Per seed: its verdict and, per width, m: L/L_OLS (status) at flow time t."""
     parts = []
     for s, sv in v["seeds"].items():
-        runs = ", ".join(f"m = {e['m']}: {e['ratio']:.3g} ({e['status'][0]}, t = {e['time']:.0f}"
+        runs = ", ".join(f"m = {e['m']}: {e['ratio']:.3g} ({STATUS_WORDS.get(e['status'], e['status'])}, "
+                         f"t = {e['time']:.0f}"
                          + (f", confirmation cut short: stationary at t = {e['stationary_time']:.0f}"
                             if e.get("short") else "")
                          + (", extended budget)" if e.get("budget") == "extended" else ")") for e in sv["evidence"])
         if sv["reason"] == "not run yet":  # a ladder width the journal does not hold (e.g. d = 4, n = 384 in s30)
             runs += f"{', ' if runs else ''}m = {sv['want']}: not run"
-        parts.append(f"seed {s}: {sv['verdict']} [{runs}]")
+        parts.append(f"seed {s}: {SEED_WORDS.get(sv['verdict'], sv['verdict'])} [{runs}]")
     return "; ".join(parts)  # no "|": the evidence sits in Markdown table cells
 
 
@@ -104,7 +110,7 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
                          "grid n not run", "evidence (widths, L/L_OLS, flow time)"], table,
                         out / "paper_a_regime_threshold",
                         caption=caption)
-    points = [[d, n, v["verdict"], v["reason"],
+    points = [[d, n, SEED_WORDS.get(v["verdict"], v["verdict"]), v["reason"],
                f"{v['short_confirmations']} of {v['deciding_runs']}" if v["deciding_runs"] else "—", _evidence(v)]
               for (d, n), v in sorted(verdicts.items()) if d in cfg["ds_nmax"]]
     paths += write_table(["d", "n", "verdict", "seeds", "confirmation cut short (deciding runs)", "runs"], points,
@@ -205,22 +211,45 @@ def _pattern_words(al, ds, cut, paper) -> str:
             part.append(f"beyond at n = {', '.join(str(x['n']) for x in beyond)}, neurons {rng(beyond, 'neurons')}, "
                         f"weight {rng(beyond, 'weight')}")
         words.append(" ".join(part[:1]) + " " + "; ".join(part[1:]))
-        reached += [(d, x["n"]) for x in beyond if x["neurons"] >= paper["beyond"]]
-    verdict = ("The paper's 91 % of aligned neurons beyond the threshold is reached only at "
-               + ", ".join(f"d = {d}, n = {n}" for d, n in reached) + ("; " if reached else "")
-               if reached else "The paper's 91 % of aligned neurons beyond the threshold is reached at no point; ")
-    both = []
+        hit = [x["n"] for x in beyond if x["neurons"] >= paper["beyond"]]
+        if hit:
+            reached.append(f"d = {d}, n = {_and(hit)}")
+    beyond_share = f"{100 * paper['beyond']:.0f} %"
+    verdict = (f"The paper's {beyond_share} of aligned neurons beyond the threshold is reached only at "
+               + "; ".join(reached) + ". " if reached
+               else f"The paper's {beyond_share} of aligned neurons beyond the threshold is reached at no point. ")
+    both, one_side = [], {"below": [], "beyond": []}
     for d in ds:
         below = [x["neurons"] for x in al if x["d"] == d and x["side"] == "below"]
         beyond = [x["neurons"] for x in al if x["d"] == d and x["side"] == "beyond"]
         if below and beyond:
             sep = min(beyond) > max(below) and min(beyond) >= paper["beyond"]
-            both.append(f"at d = {d}, where both sides were decided, the share of aligned neurons beyond "
+            both.append(f"At d = {d}, where both sides were decided, the share of aligned neurons beyond "
                         f"({_span(beyond)}) " + ("is above" if min(beyond) > max(below) else "is not above")
                         + f" the share below ({_span(below)})"
-                        + (": the paper's pattern" if sep else ": not the paper's pattern"))
+                        + (": the paper's pattern." if sep else ": not the paper's pattern."))
+        elif below or beyond:
+            one_side["below" if below else "beyond"].append(d)
+    untested = []
+    if one_side["below"]:
+        untested.append(f"at d = {_and(one_side['below'])} no n beyond the threshold was decided, so the pattern "
+                        f"is not tested there")
+    if one_side["beyond"]:
+        untested.append(f"at d = {_and(one_side['beyond'])} no n below the threshold was decided (no n "
+                        f"interpolates), so the pattern is not tested there")
     return ("Measured: " + ". ".join(words) + ". " + verdict
-            + ("; ".join(both) if both else "no d has decided points on both sides of its bracket") + ".")
+            + (" ".join(both) if both else "No d has decided points on both sides of its bracket.")
+            + (" " + _sentence("; ".join(untested)) if untested else ""))
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
+
+
+def _and(items) -> str:
+    """1, 2 and 3."""
+    items = [str(x) for x in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _alignment(out, rows, verdicts, brackets, ds, cut, paper, negligible) -> list[Path]:
