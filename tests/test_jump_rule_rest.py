@@ -82,3 +82,56 @@ def test_a_track_in_units_of_t_rests_over_the_same_span_of_tau():
     assert float(tau) / L > 70.0
     (unscaled, _), = jump_times(_track(scale=L, **shape), np.array([1.0]))  # mutant: τ's rate read per unit of t
     assert float(unscaled) / L < 20.0
+
+
+# Session 32: a rest is read at the last zero of the rate inside it (`result._rate_zero`), not at the slowest step end,
+# so that runs stepping differently read the same value (engine mpmath's guard compares them to 1e-23).
+
+def _dip(t):
+    """A rise to 0 around τ = 12, a local minimum of ln‖θ‖ at τ = 47 (curvature 2e-12) and a second rise by 0.01 around
+    τ = 90: ln‖θ‖ and its rate. The rate is below 1e-9 from τ ≈ 18.1 to 81 and has two zeros there: a local maximum
+    at τ ≈ 18.8, next to the rest's opening (step ends at 18.9 open the rest after it, at 19.0 before it: the first
+    zero depends on the steps), and the minimum at 47."""
+    s1, s2 = _logistic(4.0 * (t - 12.0)), _logistic(2.0 * (t - 90.0))
+    value = -10.0 + 10.0 * s1 + 1e-12 * (t - 47.0) ** 2 + 0.01 * s2
+    rate = 40.0 * s1 * (1 - s1) + 2e-12 * (t - 47.0) + 0.02 * s2 * (1 - s2)
+    return value, rate
+
+
+def _dip_track(step, offset):
+    track = NormTrack()
+    for tau in [0.0] + list(np.arange(offset, 100.0, step)) + [100.0]:
+        v, r = _dip(float(tau))
+        track.append(float(tau), np.array([v]), np.array([r]))
+    return track
+
+
+READINGS = [(0.7, 0.0), (1.1, 0.3), (0.9, 0.45)]  # step ends at different places around τ = 47
+
+
+def test_the_rest_is_read_at_the_local_extremum_whatever_the_steps():
+    values = [result._first_rest(_dip_track(*grid), 0, -1.0) for grid in READINGS]
+    exact = _dip(47.0)[0]  # the cubic Hermite reproduces the quadratic dip: the minimum to rounding
+    assert max(abs(float(v) - exact) for v in values) <= 1e-14, [float(v) - exact for v in values]
+
+
+def test_mutant_read_at_the_slowest_step_end_depends_on_the_steps(monkeypatch):
+    monkeypatch.setattr(result, "_rate_zero", lambda *args: None)
+    values = [float(result._first_rest(_dip_track(*grid), 0, -1.0)) for grid in READINGS]
+    assert max(values) - min(values) > 1e-14, values
+
+
+def test_mutant_read_at_the_first_zero_depends_on_the_steps(monkeypatch):
+    """The first zero of the rate in the rest (the local maximum at τ ≈ 18.8, next to the rest's opening) is seen by
+    some step placements and not by others."""
+    def first_zero(track, j, first, stop):
+        for q in range(first + 1, stop):
+            before, after = track.slopes[q - 1][j], track.slopes[q][j]
+            if (after > 0) != (before > 0):
+                root = result.bracketed_root(lambda t, q=q: track.rate_at(q, j, t), track.t[q - 1], track.t[q])
+                return track.value_at(q, j, root)
+        return None
+
+    monkeypatch.setattr(result, "_rate_zero", first_zero)
+    values = [float(result._first_rest(_dip_track(*grid), 0, -1.0)) for grid in READINGS]
+    assert max(values) - min(values) > 1e-14, values

@@ -115,6 +115,24 @@ class NormTrack:
         d0, d1 = s0[j] * h, s1[j] * h  # cubic Hermite
         return (v0 * (1 + 2 * x) * (1 - x) ** 2 + d0 * x * (1 - x) ** 2 + v1 * x * x * (3 - 2 * x) - d1 * x * x * (1 - x))
 
+    def rate_at(self, k: int, j: int, t):
+        """d ln‖θ_j‖/d(time) at t inside step k: the derivative of the cubic Hermite of the step's end values and
+        slopes, or, for an engine's own interpolant in mpmath arithmetic (engine mpmath's Taylor polynomials), its
+        derivative by mpmath at the working precision. (A float64 engine's own interpolant, DOP853's dense output, is
+        within the integrator's error of that Hermite.)"""
+        if k in self.exact and not isinstance(t, float):
+            import mpmath
+
+            return mpmath.diff(lambda s: self.exact[k](s, j), t)
+        t0, t1 = self.t[k - 1], self.t[k]
+        h = t1 - t0
+        secant = (self.values[k][j] - self.values[k - 1][j]) / h
+        s0, s1 = self.slopes[k - 1], self.slopes[k]
+        if s0 is None or s1 is None:
+            return secant
+        x = (t - t0) / h
+        return 6 * x * (1 - x) * secant + s0[j] * (1 - x) * (1 - 3 * x) - s1[j] * x * (2 - 3 * x)  # cubic Hermite
+
     def first_crossing(self, j: int, level):
         """First t with ln‖θ_j‖ ≥ level, or None; t_0 if it starts there."""
         if self.values[0][j] >= level:
@@ -283,21 +301,53 @@ def rest_index(track: NormTrack, j: int, cut=None, per_tau: float = 1.0, start: 
 
 def _first_rest(track: NormTrack, j: int, cut, per_tau: float = 1.0):
     """ln‖θ_j‖ where neuron j first rests after reaching ``cut`` (`rest_index`), if it moves on from there by more
-    than SAME_PLATEAU: at the slowest step end of that rest (its rate below REST_RATE from the window's end on), where
-    the reading depends least on where the steps fall. Else, or where it does not rest before the end, its final
-    value: a neuron that rests and then only converges is read at the end, as before, so that engines that resolve
-    rates far below REST_RATE (engine mpmath's precision guard compares jump times between digits to 1e-14) read the
-    same value whatever their steps."""
+    than SAME_PLATEAU. Read at the last zero of its rate inside that rest (from the window's opening to the last step
+    end below REST_RATE), a local extremum of ln‖θ_j‖ located on the step's interpolant (`_rate_zero`): its value is
+    first-order insensitive to where the point is, so runs that step differently read the same value (engine
+    mpmath's precision guard compares jump times between 30 and 60 digits to 1e-23: red team, session 31, read at
+    the slowest step end the two runs differed by 1.2e-13). Where the rate keeps its sign over the rest, at the
+    slowest step end from the window's end on. Else, or where it does not rest before the end, its final value: a
+    neuron that rests and then only converges is read at the end, as before, so that engines that resolve rates far
+    below REST_RATE read the same value whatever their steps."""
     final = track.values[-1][j]
     k = rest_index(track, j, cut, per_tau)
     if k is None:
         value = _rest_within_steps(track, j, cut, per_tau)
         return value if value is not None and abs(float(final - value)) > SAME_PLATEAU else final
-    rates = [abs(_rate(track, q, j)) for q in range(k, len(track.t))]
-    stretch = next((q for q, r in enumerate(rates) if not r <= REST_RATE / per_tau), len(rates))
-    slowest = k + min(range(stretch), key=rates.__getitem__)
-    value = track.values[slowest][j]
+    slow = REST_RATE / per_tau
+    opening = k
+    while opening > 0 and abs(_rate(track, opening - 1, j)) <= slow:
+        opening -= 1
+    rates = []  # |rate| at the step ends from k on, while at most REST_RATE
+    for q in range(k, len(track.t)):
+        r = abs(_rate(track, q, j))
+        if not r <= slow:
+            break
+        rates.append(r)
+    value = _rate_zero(track, j, opening, k + len(rates))
+    if value is None:
+        value = track.values[k + min(range(len(rates)), key=rates.__getitem__)][j]
     return value if abs(float(final - value)) > SAME_PLATEAU else final
+
+
+def _rate_zero(track: NormTrack, j: int, first: int, stop: int):
+    """ln‖θ_j‖ at the last zero of its rate between the step ends first … stop − 1: at a step end whose rate is 0,
+    or inside the last step whose end rates have opposite signs, the root of the step interpolant's rate
+    (`NormTrack.rate_at`); None if the rate keeps its sign. The last, not the first: a rest's first zero can lie next
+    to its opening (a neuron that overshoots its plateau), which the step ends place differently from run to run, while
+    after the last zero the rate grows steadily to REST_RATE (the neuron moves on), so no run's step ends cut it off."""
+    after = _rate(track, stop - 1, j)
+    if after == 0:
+        return track.values[stop - 1][j]
+    for q in range(stop - 1, first, -1):
+        before = _rate(track, q - 1, j)
+        if before == 0:
+            return track.values[q - 1][j]
+        if (after > 0) != (before > 0) and math.isfinite(before):
+            root = bracketed_root(lambda t, q=q: track.rate_at(q, j, t), track.t[q - 1], track.t[q])
+            return track.value_at(q, j, root)
+        after = before
+    return None
 
 
 REST_SAMPLES = 17  # points per step at which `_rest_within_steps` reads the interpolant's rate
