@@ -1,62 +1,43 @@
 """Engine "gd" takes up to K GD steps per call of the loop (numerics/flows/engines/gd.py, Cost; issue 22, item 4).
 
-The steps of a call are the one-step form's to the last bit: a run with K substeps per call and the same run with one
-(MAX_SUBSTEPS = 1, the loop seeing every GD step) give the same samples, parameters, final state, status, message
-and statistics, and jump times equal to rounding (the jump rule's root on the engine's piecewise interpolant instead
-of the loop's per-step one). Drawn general instances with mixed signs, at λ = 1e-10 and 1e-1000 (log-scale form), a
-horizon that is not a multiple of the step (a shortened last step), and an unstable step whose overflow falls inside
-a call (the steps before it are kept and recorded, the failure is reported after them).
+The steps of a call are the one-step form's to the last bit, and the loop records each of their ends
+(numerics/flows/step_ends.py): a run with K substeps per call and the same run with one (MAX_SUBSTEPS = 1, the loop's
+generic path) give the same record — samples, parameters, final state, status, message, statistics, jumps, plateaus
+and the norm track (`tests/test_step_ends.record`). Drawn general instances with mixed signs, at λ = 1e-10 and
+1e-1000 (log-scale form), a horizon that is not a multiple of the step (a shortened last step), and an unstable step
+whose overflow falls inside a call (the steps before it are kept and recorded, the failure is reported after them).
 """
 import numpy as np
 import pytest
 
 from relucheck.numerics.flows import FlowProblem, Init, solve
-from relucheck.numerics.flows.engines import gd as gd_engine
 from relucheck.testing.strategies import random_general_instance
+from tests.test_step_ends import assert_same, pair
 
 
-def _pair(monkeypatch, problem, **options):
-    many = solve(problem, "gd", save_params=True, **options)
-    with monkeypatch.context() as patch:
-        patch.setattr(gd_engine, "MAX_SUBSTEPS", 1)
-        one = solve(problem, "gd", save_params=True, **options)
-    return many, one
-
-
-def _assert_same(many, one):
-    assert many.stats["gd_steps_per_loop_step"] > 1 and one.stats["gd_steps_per_loop_step"] == 1
-    assert many.status == one.status and many.message == one.message
-    for field in ("tau", "loss", "log_norms", "a", "W"):
-        assert np.array_equal(getattr(many.trajectory, field), getattr(one.trajectory, field)), field
-    assert np.array_equal(many.a, one.a) and np.array_equal(many.W, one.W)
-    assert np.array_equal(many.final_log_norms, one.final_log_norms)
-    for key in ("nfev", "gd_steps", "pattern_changes", "component_flips", "loss_rises"):
-        assert many.stats[key] == one.stats[key], key
-    jumps = [{jp.neuron: jp.tau for jp in run.jumps} for run in (many, one)]  # (simultaneous jumps: any order)
-    assert jumps[0].keys() == jumps[1].keys()
-    assert all(abs(jumps[0][j] - jumps[1][j]) <= 1e-12 for j in jumps[0])
+def _pair(problem, **options):
+    return pair(problem, save_params=True, **options)
 
 
 @pytest.mark.parametrize("seed, lam", [(1, "1e-10"), (3, "1e-10"), ([0, 71, 1], "1e-1000")])
-def test_substeps_give_the_one_step_iterates(monkeypatch, seed, lam):
+def test_substeps_give_the_one_step_iterates(seed, lam):
     inst = random_general_instance(6, 3, 5, seed)
     horizon = 6.0 if lam == "1e-10" else 0.3  # at λ = 1e-10 past the first jumps (τ = 5.10 for seed 1)
     problem = FlowProblem.from_instance(inst, lam, horizon=horizon, save_at=tuple(np.linspace(0.0, horizon, 37)))
-    many, one = _pair(monkeypatch, problem, step=0.03)
-    assert many.stats["steps"] < one.stats["steps"]  # the loop saw fewer steps
-    _assert_same(many, one)
+    many, one = _pair(problem, step=0.03)
+    assert_same(many, one)
     if lam == "1e-10":
-        assert many.jumps  # the jump rule ran on the engine's interpolant
+        assert many.jumps  # the jump rule ran on every step end of the calls
 
 
-def test_a_failure_inside_a_call_keeps_the_steps_before_it(monkeypatch):
+def test_a_failure_inside_a_call_keeps_the_steps_before_it():
     inst = random_general_instance(6, 3, 5, 1)  # labels × 100 at an O(1) start: GD at η = 0.5 is unstable
     problem = FlowProblem(inst.inputs, 100 * inst.labels, Init.explicit(inst.signs, inst.directions), horizon=50.0,
                           time_unit="t", save_at=(0.0, 0.25, 0.5, 1.0, 50.0))
-    many, one = _pair(monkeypatch, problem, step=0.5)
+    many, one = _pair(problem, step=0.5)
     assert not many.success and "overflowed at step" in many.message
     assert 1 < many.stats["gd_steps"] < 100  # inside the first call (K = 128 here), after some steps
-    _assert_same(many, one)
+    assert_same(many, one)
 
 
 def test_statistics_and_the_landing_step_are_those_of_plain_gradient_descent():

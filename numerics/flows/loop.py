@@ -10,7 +10,9 @@
    preference, and each component whose state changed is recorded as an event (activate, deactivate, slide,
    leave_down, leave_up). The engine restarts from there (diffrax's ``made_jump``).
 4. Record: the trajectory at the requested times (``save_at``) or at every step end; ln‖θ_j‖ and its rate at
-   every step end (`NormTrack`, for the jump rule of `numerics.flows.result`).
+   every step end (`NormTrack`, for the jump rule of `numerics.flows.result`). A stepper that takes several fixed
+   steps per call (engine gd) has each of their ends recorded, and the settling rule read at each, in one call of
+   `numerics.flows.step_ends.record_batch`: the record of the same stepper taking one step per call.
 5. Stop: at the horizon (SUCCESS); when the flow settled, if no horizon was given (SETTLED); after the step or
    event limits; after repeated events of zero length (CHATTER); on an integrator failure.
 
@@ -37,6 +39,7 @@ from .complementarity import nonzero2d
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
 from .result import FlowResult, NormTrack, Status, Trajectory, jumps_of, plateau_losses, plateau_spreads
 from .settle import SETTLE_RTOL, at_rest, settled
+from .step_ends import record_batch, settle_rule, trajectory_arrays
 
 KINK_ULPS = 64  # |z_ij| ≤ 64 ε ‖x_i‖ (z relative to ‖θ_j‖) at an event counts as on the kink
 
@@ -264,6 +267,13 @@ def _integrate(engine, problem, stepper, started, limits, save_params, settle_rt
     run.record_step()
     status, where = Status.SUCCESS, ""
     steps, zero_length, last_event_t = 0, 0, stepper.t  # times in the engine's arithmetic
+    # a stepper taking several fixed steps per call (engine gd): each step end recorded (`step_ends`)
+    batched = getattr(stepper, "batched", False) and not stepper.detects_events
+    rule = None
+    if batched and problem.horizon is None:
+        rule = settle_rule(run, float(last_event_t), settle_rtol, static_after, lambda: (
+            settled(run, float(last_event_t), settle_rtol) if static_after is None
+            else run.step_t[-1] >= static_after and at_rest(run, settle_rtol)))
     try:
         while float(stepper.t) < end:
             if steps >= max_steps:
@@ -277,13 +287,23 @@ def _integrate(engine, problem, stepper, started, limits, save_params, settle_rt
                 if progress is not None and now - reported >= PROGRESS_EVERY:
                     reported = now
                     progress(float(stepper.t), end, len(run.events), steps)
+            if batched:
+                stepper.limit = max_steps - steps
             failure = stepper.advance(end)
-            steps += 1
             if not failure and not math.isfinite(float(stepper.view().loss)):
                 failure = "the state is no longer finite (an unstable step)"
             if failure:
+                steps += 1
                 status, where = Status.SOLVER_FAILED, failure
                 break
+            if batched:
+                kept, stop = record_batch(run, rule)
+                steps += kept
+                if stop:
+                    status = Status.SETTLED
+                    break
+                continue
+            steps += 1
             crossing = None
             if stepper.detects_events and len(watch):
                 values = np.asarray(stepper.watched(watch, stepper.t), dtype=float)
@@ -358,11 +378,7 @@ def _result(engine, problem, run: _Run, status: Status, where: str, steps: int, 
     a, W = st.final()
     X, y = problem.inputs, problem.labels
     jumps = jumps_of(run.track, X, y, a, W, per_tau=problem.units_per_tau)
-    times = [s[0] for s in run.samples]
-    traj = Trajectory(np.array(times, dtype=float), np.array([float(s[1]) for s in run.samples]),
-                      np.array([[float(v) for v in s[2]] for s in run.samples]).reshape(len(times), problem.m),
-                      np.array([s[3] for s in run.samples]) if run.params else None,
-                      np.array([s[4] for s in run.samples]) if run.params else None)
+    traj = Trajectory(*trajectory_arrays(run.samples, problem.m, run.params))
     end = run.step_t[-1]
     final_log_norms = np.array([float(v) for v in run.track.values[-1]])
     fitted = {i for jp in jumps for i in jp.fitted}

@@ -28,18 +28,17 @@ no batch axes) repeated operation by operation on preallocated arrays (Cost, bel
   coordinates). ln‖θ_j‖ is tracked at every step with the flow's own rate d ln‖θ_j‖/d(time) = T φ_jᵀ M_j φ_j at
   the step's state (so the loop's settling rule and cubic Hermite interpolation of the jump rule apply).
 * Cost (issue 22, item 4). A call of ``advance`` takes up to K GD steps (K ≤ MAX_SUBSTEPS, about HISTORY_BYTES of
-  history: 85 for n = 64, d = 16, m = 16) when the run has a horizon and sample times; otherwise one, since the loop
-  then records every step end (the trajectory without ``save_at``, the settling rule without a horizon). The steps
-  write into preallocated rows (state, field, residuals, pattern per step: no allocation, no check, no Python
-  object per step); the bookkeeping of a call is vectorized over its steps: losses, rates, failures (the first
-  θ_j = 0 or non-finite loss ends the call there and is reported by the next one, after the steps before it are
-  recorded), pattern changes, loss rises. Each step repeats the one-step form's operations on the same operands in
-  the same layouts, so the iterates, samples and statistics are the same to the last bit (checked against it on
-  drawn instances at λ = 1e-10 and 1e-1000). The loop sees one step per call: sampling interpolates inside the call
-  between the two GD steps around a time, and the jump rule uses `norm_interpolant` (the loop's cubic Hermite on
-  each GD step of the call): jump times agree to a few ulps. Plateau losses (`result.plateau_losses`) interpolate
-  between the loop's steps, hence between calls (their error is stats["plateau_interpolation"]). Measured by
-  ``python -m bench.bench_gd_step`` (ratio to a bare numpy GD step on the same network).
+  history: 78 for n = 64, d = 16, m = 16), whatever the options, and the loop records the end of each of them as a step
+  end (`numerics.flows.step_ends`: trajectory rows, ln‖θ_j‖ and rates, the settling rule at each, `keep` where it
+  stops the run inside a call; the loop's ``max_steps`` caps a call through ``limit``). The steps write into
+  preallocated rows (state, field, residuals, pattern per step: no allocation, no check, no Python object per step);
+  the bookkeeping of a call is vectorized over its steps: losses, rates, failures (the first θ_j = 0 or non-finite
+  loss ends the call there and is reported by the next one, after the steps before it are recorded), pattern changes,
+  loss rises. Each step repeats the one-step form's operations on the same operands in the same layouts, so a run's
+  record (samples, track, jumps, plateaus, statistics, status) is that of the loop seeing one GD step per call
+  (MAX_SUBSTEPS = 1, the loop's generic path) to the last bit: tests/test_step_ends.py on drawn instances at λ = 1e-2,
+  1e-10 and 1e-1000, with and without horizon and sample times. Measured by ``python -m bench.bench_gd_step`` (ratio
+  to a bare numpy GD step on the same network; ``--every-step`` without sample times).
 """
 from __future__ import annotations
 
@@ -80,11 +79,14 @@ class GDStepper(Stepper):
         self.divisor = conv.width_divisor
         num, den = conv.time_factor, conv.width_divisor * n
         self.coef = num / den  # `network.neuron_rates`' coefficient, rounded as there
-        # substeps per call of `advance` (module docstring, Cost): 1 when the loop must see every GD step
-        batch = problem.horizon is not None and problem.save_at is not None
+        # substeps per call of `advance` (module docstring, Cost); the loop records each of their ends (`batched`)
         per_step = 8 * (n * m + 2 * m * (1 + d) + n + 2 * m)  # bytes kept per substep: pattern, φ, field, r, ρ, sizes
-        self.K = max(1, min(MAX_SUBSTEPS, HISTORY_BYTES // per_step)) if batch else 1
+        self.K = max(1, min(MAX_SUBSTEPS, HISTORY_BYTES // per_step))
         K = self.K
+        self.batched = K > 1  # (K = 1: the loop's one-step path, as for any stepper: the reference of the batched one)
+        self.limit = None  # set by the loop before a call: at most this many substeps (its max_steps)
+        self._per = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=bool))  # per substep of the call: flips, loss rises
+        self._extra_nfev = 0  # the overflowed evaluation of a pending failure
         # data as in `batched_gd` (one block, kept pre-activations): Xᵀ contiguous, X its (n, d) view
         self.Xt = np.ascontiguousarray(X.T)
         self.X, self.y = self.Xt.T, y
@@ -184,7 +186,8 @@ class GDStepper(Stepper):
                 buf[0] = buf[c]
         # GD's own times k η/T (as the one-step form computed them), the last step shortened to land on t_stop
         k0 = self.k
-        times = ((k0 + self._ramp) * self.dt).tolist()
+        K = self.K if self.limit is None else max(1, min(self.K, self.limit))
+        times = ((k0 + self._ramp[:K + 1]) * self.dt).tolist()
         times[0] = self.t
         last_h, limit = None, self.dt * (1 + LANDING)
         if t_stop - times[-2] <= limit:  # the first i with t_stop − t_i ≤ limit takes the landing step (times increase)
@@ -209,6 +212,7 @@ class GDStepper(Stepper):
         if failure is not None and taken:
             self.pending = failure  # the steps before it are recorded first
             return None
+        self._extra_nfev = 0
         return failure
 
     def _failure(self, ok, k0: int) -> tuple:
@@ -220,6 +224,7 @@ class GDStepper(Stepper):
             failure = f"neuron {j} reached θ_j = 0 at step {k0 + s + 1} (η = {self.eta:g})"
         else:
             self.nfev += 1  # the evaluation that overflowed
+            self._extra_nfev = 1
             failure = (f"the state overflowed at step {k0 + s + 1} (η = {self.eta:g} in t units): GD is unstable at "
                        "this step size (η must stay below 2/sharpness)")
         self._steps(s, 1, step=False)  # the pre-activations of the kept state (the same numbers again)
@@ -237,9 +242,50 @@ class GDStepper(Stepper):
         self.rates = self.T * (adot + np.add.reduce(wdot, -1))
         if c:
             np.not_equal(on[1:c + 1].reshape(c, -1), on[:c].reshape(c, -1), changed)
-            self.pattern_changes += int(np.count_nonzero(np.logical_or.reduce(changed, 1)))
-            self.flips += int(np.count_nonzero(changed))
-            self.loss_rises += int(np.count_nonzero(loss[1:] > loss[:-1]))
+            flips, rises = np.count_nonzero(changed, 1), loss[1:] > loss[:-1]
+            self._per = (flips, rises)  # (per substep: `keep` takes back those of the substeps it drops)
+            self.pattern_changes += int(np.count_nonzero(flips))
+            self.flips += int(flips.sum())
+            self.loss_rises += int(np.count_nonzero(rises))
+
+    def ends(self, params: bool) -> tuple:
+        """The ends of the last call's substeps 1 … count, each a step end for the loop to record (`step_ends`): times
+        (list), losses (array), ln‖θ_j‖ and their rates (count, m), and (a, W) in raw coordinates if ``params``
+        (else None): the values `view`, `final` and `sample` give at each of them in the one-step form."""
+        c = self.count
+        a = W = None
+        if params:
+            theta = np.exp(self.R[1:c + 1])[:, :, None] * self.P[1:c + 1]  # `_raw`, all substeps at once
+            a, W = theta[:, :, 0].copy(), theta[:, :, 1:].copy()
+        return self.times[1:], self.loss[1:c + 1], self.R[1:c + 1].copy(), self.rates[1:c + 1], a, W
+
+    def view_at(self, i: int) -> View:
+        """The state at substep i (1 … count) of the last call, for the settling rule (`step_ends`): residuals, loss,
+        ln‖θ_j‖ and rates as `view` gives them there; no pre-activations (Z None: only the last state's are kept)."""
+        a = self.P[i, :, 0]
+        return View(None, self.Res[i].copy(), np.sign(a), float(self.loss[i]), self.R[i].copy(), self.rates[i].copy(),
+                    a.copy())
+
+    def keep(self, i: int) -> None:
+        """End the last call after its substep i (1 ≤ i ≤ count): the loop's settling rule stopped the run at that step
+        end. State, time and statistics become those of the one-step form stopped there (a failure pending after the
+        call is dropped with the steps it came after)."""
+        c = self.count
+        if i == c:
+            return
+        flips, rises = self._per
+        self.pattern_changes -= int(np.count_nonzero(flips[i:c]))
+        self.flips -= int(flips[i:c].sum())
+        self.loss_rises -= int(np.count_nonzero(rises[i:c]))
+        self.nfev -= c - i + (self._extra_nfev if self.pending is not None else 0)
+        self.pending, self._extra_nfev = None, 0
+        self.k -= c - i
+        self.count, self.times = i, self.times[:i + 1]
+        self.t_old, self.t = self.times[-2], self.times[-1]
+        self.loss, self.rates = self.loss[:i + 1], self.rates[:i + 1]
+        with np.errstate(all="ignore"):
+            self._steps(i, 1, step=False)  # the pre-activations of the kept state (the same numbers again)
+        self._view = None
 
     def view(self) -> View:
         if self._view is None:
@@ -267,15 +313,6 @@ class GDStepper(Stepper):
         theta = self._raw(i1) if x == 1.0 else (1 - x) * self._raw(i0) + x * self._raw(i1)
         return loss, log_norms, theta[:, 0].copy(), theta[:, 1:].copy()
 
-    def norm_interpolant(self):
-        """Over a call of several substeps: the loop's cubic Hermite of ln‖θ_j‖ on each GD step inside it (the same
-        values and rates the loop reads at a step end), arranged so that jump times are those of the step-by-step
-        track (`_PiecewiseHermite`)."""
-        c = self.count
-        if c <= 1:
-            return None
-        return _PiecewiseHermite(self.times, self.R[:c + 1].copy(), self.rates.copy())
-
     def final(self):
         theta = self._raw(self.count)
         return theta[:, 0].copy(), theta[:, 1:].copy()
@@ -283,40 +320,13 @@ class GDStepper(Stepper):
     def stats(self) -> dict:
         return {"nfev": self.nfev, "gd_steps": self.k, "pattern_changes": self.pattern_changes,
                 "component_flips": self.flips, "loss_rises": self.loss_rises, "step_t": self.eta,
-                "step": self.dt, "gd_steps_per_loop_step": self.K}
+                "step": self.dt, "gd_steps_per_call": self.K}
 
     # a fixed-step scheme detects no events: the loop never calls these (detects_events = False)
     def snap(self, kink):
         raise NotImplementedError("engine 'gd' detects no events: the pattern is re-read from signs at each step")
 
     restart = watched = truncate = snap
-
-
-class _PiecewiseHermite:
-    """(t, j) -> ln‖θ_j‖ on the GD steps of one call, for the jump rule's first crossing of a level (`jumps_of`): on
-    the step holding t, `NormTrack.value_at`'s cubic Hermite clipped to its larger end value and raised to the largest
-    value at the earlier step ends of the call. A level is then crossed first on the step where the step-by-step
-    track crosses it first (the first step end at or above it): an earlier step's Hermite may overshoot a level its
-    ends stay below, a later one may dip under it again, and the loop, which sees one step per call, brackets the
-    root over the whole call. On that step the crossing is the Hermite's own (the raised part lies below the level)."""
-
-    __slots__ = ("times", "values", "slopes", "before")
-
-    def __init__(self, times: list, values: np.ndarray, slopes: np.ndarray):
-        # kept for every call of a run (the loop's track holds them): arrays, not lists of Python floats
-        self.times, self.values, self.slopes, self.before = np.array(times), values, slopes, None
-
-    def __call__(self, t, j: int):
-        if self.before is None:  # the largest value at step ends 0 … k (made when a crossing is first searched)
-            self.before = np.maximum.accumulate(self.values, axis=0)
-        k = min(max(bisect.bisect_left(self.times, t), 1), len(self.times) - 1)
-        t0, t1 = float(self.times[k - 1]), float(self.times[k])
-        v0, v1 = self.values[k - 1][j], self.values[k][j]
-        h = t1 - t0
-        x = (t - t0) / h
-        d0, d1 = self.slopes[k - 1][j] * h, self.slopes[k][j] * h
-        value = (v0 * (1 + 2 * x) * (1 - x) ** 2 + d0 * x * (1 - x) ** 2 + v1 * x * x * (3 - 2 * x) - d1 * x * x * (1 - x))
-        return max(self.before[k - 1][j], min(value, max(v0, v1)))
 
 
 def _refuse(problem, options):
