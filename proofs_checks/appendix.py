@@ -55,10 +55,31 @@ CONFIDENCE_WORDS = {
 VERSION_WORDS = {"v1": "the first arXiv version", "v2": "the second arXiv version", "v3": "the third arXiv version"}
 
 
+# Internal names that check texts (tolerance reasons, findings) use for a routine, and what they mean for a reader of
+# the appendix, who has the paper and not relucheck's source (friction list, session 32: the appendix printed
+# `lambda_limit.extrapolate` and "the lambda_limit spread rule" in B Theorem 2's tolerance reasons). Longest first;
+# tests/test_friction_s32_appendix.py fails when a module name of relucheck reaches the appendix's text.
+INTERNAL_NAMES = (
+    ("`numerics.lambda_limit`", "the extrapolation of `relucheck limit`"),
+    ("`lambda_limit.extrapolate`", "the order-2 Richardson extrapolation on the finest three rungs of the ladder"),
+    ("the lambda_limit spread rule", "the spread rule of `relucheck limit`'s extrapolation"),
+)
+
+
+def reader_prose(text) -> str:
+    """`prose` of a check's text with its internal names (INTERNAL_NAMES) written as what they mean."""
+    text = str(text)
+    for name, meaning in INTERNAL_NAMES:
+        text = text.replace(name, meaning)
+    return prose(text)
+
+
 def _why_inconclusive(rec: dict) -> str:
     """The check's own sentence on why it could not decide (``details["why_inconclusive"]``), else the generic one."""
     why = (rec.get("details") or {}).get("why_inconclusive") if isinstance(rec.get("details"), dict) else None
-    return prose(why.rstrip(".")) + "." if isinstance(why, str) and why else "the check could not decide at this precision."
+    if isinstance(why, str) and why:
+        return reader_prose(why.rstrip(".")) + "."
+    return "the check could not decide at this precision."
 
 
 # ---- one check, one statement -----------------------------------------------------------------------------
@@ -70,15 +91,15 @@ def _check_item(rec: dict, mutant: dict | None) -> str:
     parts = [rf"\textbf{{{VERDICT_WORDS[verdict]}.}}"]
     if rec.get("finding"):
         lead = "It establishes" if verdict is Verdict.FINDING else "It was to establish (this run does not)"
-        parts.append(f"{lead}: {prose(rec['finding'].rstrip('.'))}.")
+        parts.append(f"{lead}: {reader_prose(rec['finding'].rstrip('.'))}.")
     parts.append(sentence[:1].upper() + sentence[1:] + ".")
     if verdict is Verdict.INCONCLUSIVE:
         parts.append("Why it is inconclusive: " + _why_inconclusive(rec))
     if rec.get("tolerance_reason"):
-        parts.append(f"Why this tolerance: {prose(rec['tolerance_reason'].rstrip('.'))}.")
+        parts.append(f"Why this tolerance: {reader_prose(rec['tolerance_reason'].rstrip('.'))}.")
     if mutant is not None:
         caught = verdict_of(mutant) is Verdict.MUTANT_CAUGHT
-        what = prose(mutant.get("mutation") or "a deliberately wrong claim")
+        what = reader_prose(mutant.get("mutation") or "a deliberately wrong claim")
         parts.append(f"Its mutant ({what}) came out {'refuted, as it must' if caught else 'NOT refuted'}.")
     seed = rec.get("seed")
     parts.append(f"{{\\footnotesize Seed {seed if seed is not None else 'none'}; "
@@ -192,7 +213,7 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
         items = []
         for r in findings:
             v = verdict_of(r)
-            text = prose(r["finding"].rstrip(".")) + "." if r.get("finding") and v is Verdict.FINDING else (
+            text = reader_prose(r["finding"].rstrip(".")) + "." if r.get("finding") and v is Verdict.FINDING else (
                 _why_inconclusive(r) if v is Verdict.INCONCLUSIVE else
                 "the prediction and the measurement disagree." if v is Verdict.REFUTED else "the computation failed.")
             st = statements.get(r.get("statement", ""))
@@ -212,7 +233,7 @@ def paper_section(paper: str, statements: dict, records: list[dict], out_dir, *,
             parts.append(r"\begin{itemize}" + "\n" + "\n".join(_check_item(r, mutants.get(r["id"])) for r in checks)
                          + "\n" + r"\end{itemize}")
         elif st.not_checkable_reason:
-            parts.append(r"\emph{Not checked numerically:} " + prose(st.not_checkable_reason.rstrip(". ")) + ".\n")
+            parts.append(r"\emph{Not checked numerically:} " + reader_prose(st.not_checkable_reason.rstrip(". ")) + ".\n")
         else:
             parts.append(r"\emph{No check of this statement in this run.}" + "\n")
     index = load_index(out_dir, paper)

@@ -25,12 +25,32 @@ def _number(value: float, tolerance=None, reference: float | None = None) -> str
     return num(value, significant_digits(abs(scale), tolerance))
 
 
+# A record's dict keys are the check's names for its values; a table row shows what they are (friction list, session
+# 32: rows "tau", "u3 final", "min norm squared" — the keys of C Theorem 1's golden example with '_' made spaces).
+# The words are the check's own (`paper_c_algorithm.golden_example_exact`'s message); a Greek letter's name anywhere
+# in a key is its letter; other keys are read as words.
+KEY_WORDS = {"tau": "τ (jump times)", "u3_final": "u₃ at the end", "squared_norm": "‖θ‖² at the end",
+             "min_norm_squared": "the min-norm ‖θ‖²", "plateaus": "plateau losses", "fitted": "fitted data"}
+GREEK = {name: chr(code) for name, code in (("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4),
+                                            ("epsilon", 0x3B5), ("eta", 0x3B7), ("theta", 0x3B8), ("kappa", 0x3BA),
+                                            ("lambda", 0x3BB), ("mu", 0x3BC), ("rho", 0x3C1), ("sigma", 0x3C3),
+                                            ("tau", 0x3C4), ("phi", 0x3C6))}
+
+
+def key_words(key) -> str:
+    """A record's dict key as a table row's words (KEY_WORDS, else its parts with Greek names as letters)."""
+    key = str(key)
+    if key in KEY_WORDS:
+        return KEY_WORDS[key]
+    return " ".join(GREEK.get(part, part) for part in key.split("_"))
+
+
 def _leaves(value, prefix: str = "") -> list[tuple[str, object]]:
-    """(label, leaf) of a nested list/dict value, labels 1, 2, … for lists and the key for dicts."""
+    """(label, leaf) of a nested list/dict value, labels 1, 2, … for lists and the key's words for dicts."""
     if isinstance(value, dict):
         out = []
         for k, v in value.items():
-            label = (prefix + " " if prefix else "") + str(k).replace("_", " ")
+            label = (prefix + " " if prefix else "") + key_words(k)
             out += _leaves(v, label) if isinstance(v, (list, dict)) else [(label, v)]
         return out
     if isinstance(value, list):
