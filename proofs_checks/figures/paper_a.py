@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from relucheck.numerics.paper_a_training import THRESHOLD_PROTOCOL, fit_exponent, interpolation_limit, threshold_sweep
+from relucheck.numerics.power_law import power_law_fit
 from relucheck.theory.paper_b_probability import clopper_pearson
 
 from ..report import write_table
@@ -150,6 +151,10 @@ def _threshold(out: Path, rows, cfg) -> list[Path]:
     have = [d for d in ds if limits[d]]
     identifiable = len({limits[d] for d in have}) >= 2  # a slope needs two different thresholds
     k = fit_exponent(have, [limits[d] for d in have]) if identifiable else float("nan")
+    # its error bar: one standard error of the least-squares slope from the residuals (`numerics.power_law`: how far
+    # the thresholds scatter about one power law; none from two points). Printed so that "3.46 against the paper's
+    # d³" is read with its ±0.54 (d = 3 … 6, default run), not as a measured 3.46
+    fit = power_law_fit(have, [limits[d] for d in have]) if identifiable else None
     fig, ax = figstyle.subplots("column")
     data = {"d": have, "largest_interpolating_n": [limits[d] for d in have]}
     if have:
@@ -170,16 +175,16 @@ def _threshold(out: Path, rows, cfg) -> list[Path]:
     # at lower right the legend covered the d = 4 point and the paper's dotted line (issue 21 review)
     ax.legend(loc="upper left")
     missing = [d for d in ds if not limits[d]]
-    caption = (f"Paper A, optimization threshold: the largest n of the grid at which the median ratio of the "
-               f"network's train loss to OLS's is below 10⁻³ (interpolation), against d, log–log"
-               + (f"; fitted exponent {k:.2f}" if identifiable else "; exponent not identifiable at this scale")
+    caption = ("Paper A, optimization threshold: the largest n of the grid at which the median ratio of the "
+               "network's train loss to OLS's is below 10⁻³ (interpolation), against d, log–log"
+               + (f"; fitted exponent {fit.words(2)}" if identifiable else "; exponent not identifiable at this scale")
                + " against the paper's d³ (up to log d)"
                + (f"; no interpolation on the grid (n ≥ 2d) at d = {', '.join(map(str, missing))}" if missing else "")
                + f". Protocol: {protocol_words(cfg)}; a larger width or flow-time budget moves the threshold up, so "
                  "these runs measure its growth in d, not the paper's constant.")
     paths = figstyle.save(fig, out / "paper_a_threshold", caption=caption, data=data)
     table = [[d, limits[d] if limits[d] else "none"] for d in ds]
-    note = (f"fitted exponent {k:.3g}" if identifiable
+    note = (f"fitted exponent {fit.words(2)}" if identifiable
             else "exponent not identifiable at this scale (equal thresholds)")
     return paths + write_table(["d", "largest interpolating n"], table, out / "paper_a_threshold",
                                caption=f"Paper A, optimization threshold (median ratio L/L_OLS below 10⁻³); "
