@@ -183,7 +183,7 @@ def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) 
     """Refuse before computing (exit 2 naming the option and the bound): more memory than the machine has available,
     and — without ``--budget`` — more than MAX_STEPS_ESTIMATE integrator steps to the run's end (``--horizon``, else
     Algorithm 1's, else ``--max-horizon``; at least the last of ``--times``) (`numerics.flows.cost`)."""
-    from relucheck.numerics.flows.cost import available_memory, estimate, human_bytes
+    from relucheck.numerics.flows.cost import available_memory, estimate, human_bytes, work_refusal
     from relucheck.numerics.scale import InitScale
 
     n, m = instance.inputs.shape[0], instance.directions.shape[0]
@@ -205,6 +205,10 @@ def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) 
             f"{MAX_STEPS_ESTIMATE:.0e} without --budget (a fitted datum's residual decays at a rate ∝ ln(1/λ) = "
             f"{log_inv:.3g} times the data's scale {cost.sigma:.3g}, so the steps per unit of τ grow with it); give a "
             f"larger λ, a shorter horizon, or --budget SECONDS to run until then and stop inconclusive")
+    if not memory_only and getattr(args, "budget", None) is None and engine_and_options(args)[0] in ("float64", "auto"):
+        too_long = work_refusal(cost, f"instance file {args.instance}", end)  # its work, not its steps alone
+        if too_long:
+            raise RelucheckInputError(too_long)
     _check_taylor(instance, args, free, memory_only)
     d = instance.inputs.shape[1]
     if not memory_only and cost.steps * n * m * d > LARGE_WORK:
