@@ -83,3 +83,18 @@ def test_flow_output_writes_fitted_data_as_sets_and_interpolation_in_words(tmp_p
     for line in (out + general).splitlines():
         if not line.startswith("error bounds"):  # (its method names the engine's module: not this file's text)
             assert programme_text(line) is None, (programme_text(line), line)
+
+
+def test_flow_output_gives_each_jump_time_to_the_digits_its_bound_warrants(tmp_path, capsys):
+    """The τ (flow) column printed 10 significant digits whatever the bound (6.010118653 with a bound of 0.012): each
+    jump time now comes with its vouched bound, rounded to one digit below the bound's first."""
+    import math
+
+    out = _flow_text(tmp_path, capsys, ORTH3)
+    rows = [line.split() for line in out.splitlines() if line.split()[:1] in (["1"], ["2"])]
+    assert len(rows) == 2
+    for row in rows:
+        value, pm, bound = row[1:4]
+        assert pm == "±", row
+        decimals = len(value.split(".")[1]) if "." in value else 0
+        assert decimals <= 1 - math.floor(math.log10(float(bound))), row
