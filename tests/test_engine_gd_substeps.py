@@ -30,10 +30,11 @@ def test_substeps_give_the_one_step_iterates(seed, lam):
         assert many.jumps  # the jump rule ran on every step end of the calls
 
 
-def test_a_failure_inside_a_call_keeps_the_steps_before_it():
+@pytest.mark.parametrize("save_at", [(0.0, 0.25, 0.5, 1.0, 50.0), None])
+def test_a_failure_inside_a_call_keeps_the_steps_before_it(save_at):
     inst = random_general_instance(6, 3, 5, 1)  # labels × 100 at an O(1) start: GD at η = 0.5 is unstable
     problem = FlowProblem(inst.inputs, 100 * inst.labels, Init.explicit(inst.signs, inst.directions), horizon=50.0,
-                          time_unit="t", save_at=(0.0, 0.25, 0.5, 1.0, 50.0))
+                          time_unit="t", save_at=save_at)
     many, one = _pair(problem, step=0.5)
     assert not many.success and "overflowed at step" in many.message
     assert 1 < many.stats["gd_steps"] < 100  # inside the first call (K = 128 here), after some steps
