@@ -98,3 +98,14 @@ def test_flow_output_gives_each_jump_time_to_the_digits_its_bound_warrants(tmp_p
         assert pm == "±", row
         decimals = len(value.split(".")[1]) if "." in value else 0
         assert decimals <= 1 - math.floor(math.log10(float(bound))), row
+
+
+def test_a_withdrawn_bound_says_the_problems_time():
+    """vouch.not_at_rest wrote 'τ' also for a problem in t units (time_unit 't')."""
+    from relucheck.numerics.flows.vouch import not_at_rest
+
+    for unit, word in (("t", "t = "), ("tau", "τ = ")):
+        result = SimpleNamespace(errors={"jumps": [0.1], "plateaus": [0.1]}, end=3.5, message="m",
+                                 problem={"time_unit": unit})
+        not_at_rest(result, 7.0)
+        assert f"stopped at {word}3.5" in result.errors["jumps_reason"] and f"by {word}7" in result.message

@@ -302,8 +302,9 @@ def not_at_rest(result, checked_to: float, why: str | None = None) -> None:
     (session 28), jump times 3.3e-3 to 16 in τ away from the flow's at rest, with bounds of 1e-10 to 0.1. The saved
     losses, the final loss at the run's end and the event times keep their bounds."""
     result.errors["jumps"] = result.errors["plateaus"] = None
-    why = why or f"it was not at rest by τ = {checked_to:.6g} either"
-    result.errors["jumps_reason"] = (f"jump times and plateau losses not vouched for: the run stopped at τ = "
+    unit = "t" if (result.problem or {}).get("time_unit") == "t" else "τ"  # the problem's time, as its answers
+    why = why or f"it was not at rest by {unit} = {checked_to:.6g} either"
+    result.errors["jumps_reason"] = (f"jump times and plateau losses not vouched for: the run stopped at {unit} = "
                                      f"{result.end:.6g} before the flow was at rest, and {why} (they are read against "
                                      "the final norms and loss, which the flow was still changing); run longer, or "
                                      "without a horizon")
