@@ -61,4 +61,11 @@ def test_the_work_counts_the_field_per_step_and_the_events():
 def test_a_product_is_timed_and_refusals_round_their_numbers():
     seconds = cost.matmul_seconds(600, 600, 600)
     assert math.isfinite(seconds) and 0 < seconds < 1e-7  # one thread: ~4e-11 s here, far below a microsecond
-    assert [cost._about(v) for v in (13.4, 90000.0, 4.32e8, 2.5)] == ["13", "90000", "4.3·10⁸", "2.5"]
+    assert [cost.about(v) for v in (13.4, 90000.0, 4.32e8, 2.5)] == ["13", "90000", "4.3·10⁸", "2.5"]
+
+
+def test_with_a_budget_the_large_request_note_counts_the_events(plenty_of_memory, capsys):
+    """The note printed 'about 86 steps' (the stiffness alone) and 9e+04-style numbers; each event ends a step."""
+    flow_command.check_cost(random_general_instance(600, 600, 600, 0), _args(budget=30.0), None)
+    err = capsys.readouterr().err
+    assert "a large request (about 90000 steps, one per event at least, of n·m·d = 216000000 products each" in err

@@ -98,15 +98,15 @@ def work_refusal(cost: Cost, where: str, end: float) -> str | None:
     if seconds <= MAX_RUN_SECONDS:
         return None
     n, d, m = cost.sizes
-    took = f"{_about(seconds / 3600)} hours" if seconds >= 3600 else f"{_about(seconds / 60)} minutes"
+    took = f"{about(seconds / 3600)} hours" if seconds >= 3600 else f"{about(seconds / 60)} minutes"
     return (f"{where}: n = {n} data, d = {d}, m = {m} neurons to τ = {end:g} take at least about {took} with the "
-            f"check run (about {_about(cost.events)} events, each ending an integrator step, and {_about(cost.steps)} "
-            f"steps for the flow's stiffness, each {EVALS_PER_STEP} field evaluations of {_about(cost.field_products)} "
+            f"check run (about {about(cost.events)} events, each ending an integrator step, and {about(cost.steps)} "
+            f"steps for the flow's stiffness, each {EVALS_PER_STEP} field evaluations of {about(cost.field_products)} "
             f"products), at most {MAX_RUN_SECONDS / 60:g} minutes without --budget; give fewer data or neurons, or "
             "--budget SECONDS to run until then and stop inconclusive")
 
 
-def _about(value: float) -> str:
+def about(value: float) -> str:
     """Two significant digits for a reader: 14, 90000, 4.3·10⁸."""
     v = float(f"{value:.2g}")
     if v < 1e6:

@@ -183,7 +183,7 @@ def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) 
     """Refuse before computing (exit 2 naming the option and the bound): more memory than the machine has available,
     and — without ``--budget`` — more than MAX_STEPS_ESTIMATE integrator steps to the run's end (``--horizon``, else
     Algorithm 1's, else ``--max-horizon``; at least the last of ``--times``) (`numerics.flows.cost`)."""
-    from relucheck.numerics.flows.cost import available_memory, estimate, human_bytes, work_refusal
+    from relucheck.numerics.flows.cost import about, available_memory, estimate, human_bytes, work_refusal
     from relucheck.numerics.scale import InitScale
 
     n, m = instance.inputs.shape[0], instance.directions.shape[0]
@@ -211,10 +211,11 @@ def check_cost(instance, args, times, limit=None, *, memory_only: bool = False) 
             raise RelucheckInputError(too_long)
     _check_taylor(instance, args, free, memory_only)
     d = instance.inputs.shape[1]
-    if not memory_only and cost.steps * n * m * d > LARGE_WORK:
-        print(f"relucheck flow: a large request (about {cost.steps:.2g} steps of n·m·d = {n * m * d} products each, the "
-              f"pre-activations X Wᵀ); progress "
-              f"every few seconds on stderr; --budget SECONDS bounds it", file=sys.stderr, flush=True)
+    steps = cost.steps + cost.events  # each event ends a step (`numerics.flows.cost`, Work)
+    if not memory_only and steps * n * m * d > LARGE_WORK:
+        print(f"relucheck flow: a large request (about {about(steps)} steps, one per event at least, of n·m·d = {n * m * d} "
+              f"products each, the pre-activations X Wᵀ); progress every few seconds on stderr; --budget SECONDS "
+              f"bounds it", file=sys.stderr, flush=True)
 
 
 MAX_STEP_SECONDS = 60.0  # one Taylor step longer than this, without --budget, is refused: no progress line inside a step
