@@ -22,7 +22,7 @@
   in 36 s of CPU, one event each, to τ = 2·10⁻⁴ (440 field evaluations, 1.3 s a step): its 90 000 estimated events
   take 13 hours by this estimate, and it is refused naming the instance file. The estimate is loose where the
   products are not the work: drawn n = d = m = 100 data ran 988 steps (1048 events, 16 evaluations a step) to
-  τ = 0.135 in 84 s of CPU, 85 ms a step, against 0.7 ms a step of the run alone here; the rest is per pair (i, j)
+  τ = 0.135 in 84 s of CPU, 85 ms a step, against 1.7 ms a step of the run alone here; the rest is per pair (i, j)
   and per step (watches, event location), which a model would have to measure per kind of data (orthonormal inputs
   take ~1/60 of it per pair: 18.9 s for the n = 256, m = 64 race with its check run).
 * Memory beyond the n × m arrays: ``STATE_ARRAYS`` state-sized arrays (m·(d + 2) numbers: DOP853's 13 stages, its
