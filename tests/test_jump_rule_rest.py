@@ -124,7 +124,7 @@ def test_mutant_read_at_the_slowest_step_end_depends_on_the_steps(monkeypatch):
 def test_mutant_read_at_the_first_zero_depends_on_the_steps(monkeypatch):
     """The first zero of the rate in the rest (the local maximum at τ ≈ 18.8, next to the rest's opening) is seen by
     some step placements and not by others."""
-    def first_zero(track, j, first, stop):
+    def first_zero(track, j, rates, first, stop):
         for q in range(first + 1, stop):
             before, after = track.slopes[q - 1][j], track.slopes[q][j]
             if (after > 0) != (before > 0):

@@ -1,7 +1,8 @@
-"""`result._rest_within_steps`, vectorized in session 32, against its step-by-step form of session 31 (kept here as
-the reference, verbatim but for its name): the same value, bit for bit, on drawn tracks with rests shorter than a
-step, steps without slopes, steps with an engine's own interpolant, float arrays and mpmath values. A mutant that
-takes the *last* slowest point of a rest instead of the first is told apart."""
+"""The jump rule's rest search, vectorized in session 32 (`result._rest_within_steps`, `result.rest_index`,
+`result._first_rest` with `result._rate_zero`), against its step-by-step forms (kept here as the references, verbatim
+but for their names: session 31's, and 304bf5c's `_first_rest`): the same values, bit for bit, on drawn tracks with
+rests shorter than a step, steps without slopes, steps with an engine's own interpolant, float arrays and mpmath
+values. A mutant that takes the *last* slowest point of a rest instead of the first is told apart."""
 from __future__ import annotations
 
 import math
@@ -54,14 +55,73 @@ def reference(track: NormTrack, j: int, cut, per_tau: float = 1.0):
     return None
 
 
-def _track(steps, m, rng, *, gaps, own, mp, flat):
+def reference_rest_index(track, j, cut=None, per_tau=1.0, start=0):
+    """Session 31's `rest_index`, a loop over step ends."""
+    rate, window = REST_RATE / per_tau, REST_WINDOW * per_tau
+    opened = None
+    reached = cut is None
+    for k in range(start, len(track.t)):
+        if not reached:
+            reached = track.values[k][j] >= cut
+            if not reached:
+                continue
+        r = result._rate(track, k, j)
+        if not abs(r) <= rate:
+            opened = None
+        elif opened is None:
+            opened = float(track.t[k])
+        elif float(track.t[k]) - opened >= window:
+            return k
+    return None
+
+
+def reference_rate_zero(track, j, first, stop):
+    """304bf5c's `_rate_zero`, a loop over step ends from the last."""
+    after = result._rate(track, stop - 1, j)
+    if after == 0:
+        return track.values[stop - 1][j]
+    for q in range(stop - 1, first, -1):
+        before = result._rate(track, q - 1, j)
+        if before == 0:
+            return track.values[q - 1][j]
+        if (after > 0) != (before > 0) and math.isfinite(before):
+            root = result.bracketed_root(lambda t, q=q: track.rate_at(q, j, t), track.t[q - 1], track.t[q])
+            return track.value_at(q, j, root)
+        after = before
+    return None
+
+
+def reference_first_rest(track, j, cut, per_tau=1.0):
+    """304bf5c's `_first_rest` on the references above."""
+    final = track.values[-1][j]
+    k = reference_rest_index(track, j, cut, per_tau)
+    if k is None:
+        value = reference(track, j, cut, per_tau)
+        return value if value is not None and abs(float(final - value)) > result.SAME_PLATEAU else final
+    slow = REST_RATE / per_tau
+    opening = k
+    while opening > 0 and abs(result._rate(track, opening - 1, j)) <= slow:
+        opening -= 1
+    rates = []
+    for q in range(k, len(track.t)):
+        r = abs(result._rate(track, q, j))
+        if not r <= slow:
+            break
+        rates.append(r)
+    value = reference_rate_zero(track, j, opening, k + len(rates))
+    if value is None:
+        value = track.values[k + min(range(len(rates)), key=rates.__getitem__)][j]
+    return value if abs(float(final - value)) > result.SAME_PLATEAU else final
+
+
+def _track(steps, m, rng, *, gaps, own, mp, flat, signed=True):
     """A track of ``steps`` step ends for m neurons: rises, then rests (rates of 1e-12 … 1e-7), some steps long
     enough that a rest falls between their ends."""
     track = NormTrack()
     t, v = 0.0, rng.normal(size=m) - 5.0
     for k in range(steps):
         slope = np.where(rng.random(m) < flat, rng.choice([1e-12, 3e-10, 2e-9, 1e-7], size=m) *
-                         rng.choice([-1.0, 1.0], size=m), rng.normal(size=m))
+                         (rng.choice([-1.0, 1.0], size=m) if signed else 1.0), rng.normal(size=m))
         if mp:
             track.append(mpmath.mpf(t), [mpmath.mpf(float(q)) for q in v],
                          None if k in gaps else [mpmath.mpf(float(q)) for q in slope],
@@ -134,3 +194,34 @@ def test_no_rest_where_a_step_without_slopes_cuts_it():
     assert result._rest_within_steps(track, 0, None) is None
     assert reference(track, 0, None) is None
     assert math.isclose(REST_WINDOW, 0.5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(2, 60), mp=st.booleans(), flat=st.sampled_from([0.5, 0.9, 1.0]),
+       per_tau=st.sampled_from([1.0, 23.0]), start=st.integers(0, 5), signed=st.booleans())
+def test_rest_index_and_the_rest_reading_as_the_step_by_step_forms(seed, steps, mp, flat, per_tau, start, signed):
+    rng = np.random.default_rng(seed)
+    gaps = set(rng.choice(steps, size=min(2, steps), replace=False).tolist()) if rng.random() < 0.5 else set()
+    track = _track(steps, 3, rng, gaps=gaps, own=set(), mp=mp, flat=flat, signed=signed)
+    for j in range(3):
+        for cut in (None, -6.0, -5.0, 100.0):
+            assert result.rest_index(track, j, cut, per_tau, start) == reference_rest_index(track, j, cut, per_tau, start)
+            assert float(result._first_rest(track, j, cut, per_tau)) == float(reference_first_rest(track, j, cut, per_tau))
+
+
+def test_the_drawn_tracks_read_rests_at_zeros_of_the_rate_and_at_slowest_step_ends():
+    """Both readings occur on the drawn tracks (else the comparison above would not see them)."""
+    zero = slowest = 0
+    for seed in range(60):
+        track = _track(40, 3, np.random.default_rng(seed), gaps=set(), own=set(), mp=False, flat=1.0,
+                       signed=seed % 2 == 0)
+        for j in range(3):
+            k = result.rest_index(track, j, None)
+            if k is None:
+                continue
+            rates = result._rates(track, j)
+            if result._rate_zero(track, j, rates, 0, len(rates)) is None:
+                slowest += 1
+            else:
+                zero += 1
+    assert zero >= 10 and slowest >= 10, (zero, slowest)
