@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from relucheck.numerics.flows.result import HALF, NormTrack, jumps_of
+from relucheck.numerics.flows.norm_track import NormTrack
+from relucheck.numerics.flows.result import HALF, jumps_of
 
 
 class HeyokaMissing(RuntimeError):

@@ -11,7 +11,8 @@ import pytest
 from scipy.optimize import brentq
 
 from relucheck.numerics.flows import result
-from relucheck.numerics.flows.result import NormTrack, jump_times
+from relucheck.numerics.flows.norm_track import NormTrack
+from relucheck.numerics.flows.result import jump_times
 
 START, FIRST, SECOND = -23.0, -0.24, 1.3  # ln‖θ‖: from λ's scale to a first plateau, then up by SECOND
 

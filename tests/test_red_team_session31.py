@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from relucheck.numerics.flows import FlowProblem, Init, solve
-from relucheck.numerics.flows.result import REST_RATE, REST_WINDOW, NormTrack, jump_times
+from relucheck.numerics.flows.norm_track import NormTrack
+from relucheck.numerics.flows.result import REST_RATE, REST_WINDOW, jump_times
 
 from test_red_team_session30 import _assert_jumps_within  # the same criterion of a break
 

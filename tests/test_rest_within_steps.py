@@ -9,12 +9,12 @@ import math
 
 import mpmath
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relucheck.numerics.flows import result
-from relucheck.numerics.flows.result import REST_RATE, REST_SAMPLES, REST_WINDOW, NormTrack
+from relucheck.numerics.flows.norm_track import NormTrack
+from relucheck.numerics.flows.result import REST_RATE, REST_SAMPLES, REST_WINDOW
 
 
 def reference(track: NormTrack, j: int, cut, per_tau: float = 1.0):
@@ -122,13 +122,14 @@ def _track(steps, m, rng, *, gaps, own, mp, flat, signed=True):
     for k in range(steps):
         slope = np.where(rng.random(m) < flat, rng.choice([1e-12, 3e-10, 2e-9, 1e-7], size=m) *
                          (rng.choice([-1.0, 1.0], size=m) if signed else 1.0), rng.normal(size=m))
+        frozen = v.copy()  # an engine's own interpolant, here the step end's value
         if mp:
             track.append(mpmath.mpf(t), [mpmath.mpf(float(q)) for q in v],
                          None if k in gaps else [mpmath.mpf(float(q)) for q in slope],
-                         (lambda s, j, v=v.copy(): mpmath.mpf(float(v[j]))) if k in own else None)
+                         (lambda s, j, v=frozen: mpmath.mpf(float(v[j]))) if k in own else None)
         else:
             track.append(t, v.copy(), None if k in gaps else slope.copy(),
-                         (lambda s, j, v=v.copy(): float(v[j])) if k in own else None)
+                         (lambda s, j, v=frozen: float(v[j])) if k in own else None)
         h = float(rng.choice([0.01, 0.2, 0.7, 2.5]))
         t += h
         v = v + h * slope * (rng.random(m) < 0.7)

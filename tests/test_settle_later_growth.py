@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from relucheck.numerics.flows import solve
-from relucheck.numerics.flows.result import NormTrack
+from relucheck.numerics.flows.norm_track import NormTrack
 from relucheck.numerics.flows.settle import growing
 
 from test_red_team_session30 import _later

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from relucheck.numerics.flows import FlowProblem, solve
-from relucheck.numerics.flows.result import Jump, cut, jump_times
+from relucheck.numerics.flows.norm_track import cut
+from relucheck.numerics.flows.result import Jump, jump_times
 from relucheck.numerics.flows.vouch import moved_at_rest
 from relucheck.testing.strategies import random_general_instance
 

@@ -37,7 +37,8 @@ from .engine import BudgetSpent, deadline_of
 from .events import Event, EventKind, Watch, first_crossing
 from .complementarity import nonzero2d
 from .filippov import ACTIVE, INACTIVE, SLIDING, Pattern, crossing_push, decide, tie_tolerance
-from .result import FlowResult, NormTrack, Status, Trajectory, jumps_of, plateau_losses, plateau_spreads
+from .norm_track import NormTrack
+from .result import FlowResult, Status, Trajectory, jumps_of, plateau_losses, plateau_spreads
 from .settle import SETTLE_RTOL, at_rest, settled
 from .step_ends import record_batch, settle_rule, trajectory_arrays
 

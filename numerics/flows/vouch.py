@@ -47,7 +47,8 @@ import time
 
 import numpy as np
 
-from .result import Status, cut, jump_times
+from .norm_track import cut
+from .result import Status, jump_times
 from .settle import jump_drift, rest_horizon, rest_window
 from .vouch_text import jump_differences
 

@@ -18,7 +18,8 @@ from functools import lru_cache
 import numpy as np
 
 from relucheck.numerics.flows import FlowProblem, solve
-from relucheck.numerics.flows.result import NormTrack, jumps_of
+from relucheck.numerics.flows.norm_track import NormTrack
+from relucheck.numerics.flows.result import jumps_of
 from relucheck.theory.limit_process import limit_process_of
 
 from .paper_c_instances import instance_of, limit_of
