@@ -1,0 +1,242 @@
+"""Red team, session 32 (2026-11-27): the jump rule's reading of a rest at the last zero of the rate (304bf5c:
+`result._first_rest`, `result._rate_zero`, `NormTrack.rate_at`), with the rest search it builds on (`rest_index`,
+`_rest_within_steps`).
+
+A break is an answer with a stated bound (status success or settled, ``errors["vouched"]``, the bound not None) that is
+further from a reference (the same flow run with step ends at most 0.25 apart in τ, at rtol 1e-12) than
+bound(run) + bound(reference); also engine mpmath's precision guard failing on a well-posed flow. Each break is a
+strict xfail with the numbers measured; attacks that held are ordinary tests when cheap (< 3 s), ``full`` otherwise;
+fuzz counts are in the session's report.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pytest
+
+from relucheck.numerics.flows import FlowProblem, Init, solve
+from relucheck.numerics.flows.result import REST_RATE, REST_WINDOW, jump_times
+
+from test_red_team_session30 import _assert_jumps_within  # the same criterion of a break
+from test_red_team_session31 import D, _curve, _curve_track, _later  # session 30's instance; an exact curve
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# 1. A rest inside a step that has the engine's own interpolant: `_rest_within_steps` skips such steps ("a step with
+#    its own interpolant ends a rest"), and engine float64 attaches DOP853's dense output to every step in which a
+#    neuron near the top (within JUMP_WINDOW of the largest ln‖θ‖) moves by more than 1e-4 — any neuron, not the one
+#    resting.
+
+# BREAK (red team session 32): `_later("6e-7", max_horizon=3000.0)`, engine float64 at rtol 1e-12, no horizon. Neuron 2
+# rises at τ ≈ 12.8, rests with |d ln‖θ₂‖/dτ| ≤ 1e-9 on about [53.2, 54.0] (0.79 in τ on the cubic Hermite of a run
+# with steps ≤ 0.25; its rate crosses 0 near 53.7: −5.3e-10 at 53.65, +3.7e-10 at 53.90), and grows again with
+# neurons 3 and 4 (by 1.30 in ln‖θ₂‖, at τ ≈ 315). DOP853's step ends around it are 50.887, 53.515 (rate −1.2e-10)
+# and 56.367 (+5.1e-9): one step end in the rest, no window at step ends; the part of the rest in the step
+# 50.887 → 53.515 is 0.3 long, and the step 53.515 → 56.367 has the engine's own interpolant, which
+# `_rest_within_steps` does not read. So the jump is read against the end, in the second rise:
+#   rtol 1e-12, settled at τ = 896.6:                 τ₂ = 312.56643544 ± 5.7e-4 (vouched; check run at 2.2e-14)
+# against the same flow with step ends ≤ 0.25 apart (the rest seen at step ends 53.395 … 53.895, read at its zero):
+#   rtol 1e-12, max_step 0.25, settled at τ = 896.7: τ₂ = 12.81848107 ± 4.5e-7 (vouched)
+# 299.7 apart: 5.2e5 times the sum of the bounds (11 s CPU per run). At the default rtol 1e-10 the run reads
+# 312.539 too, but its check run sees the rest: bound 599, which holds. At λ = 4e-7 (rest 1.31 long) both rtol 1e-10
+# and 1e-12 see it inside a step without an own interpolant and hold (ratios 0.49 and 5e-4); at λ = 8e-7 (rest 0.55)
+# the reference with steps ≤ 0.25 misses it too (two step ends 0.25 apart in it; the steps have own interpolants).
+# Repro: python -c "from tests.test_red_team_session31 import *; r = solve(_later('6e-7', max_horizon=3000.0),
+#        'float64', rtol=1e-12); print(r.jumps[0], r.errors['jumps'][0])"  (and with max_step=0.25).
+# Why: 3dc000f reads a rest inside steps on the cubic Hermite of the step's end values and slopes, but not in a step
+# with an own interpolant; NormTrack.rate_at's docstring notes that DOP853's dense output is within the integrator's
+# error of that Hermite, so a float64 step's Hermite rate could be read there too (the exact curve below).
+@functools.lru_cache(maxsize=None)
+def _own_step_rest_reference():
+    reference = solve(_later("6e-7", max_horizon=3000.0), "float64", rtol=1e-12, max_step=0.25)
+    assert reference.status.name == "SETTLED" and reference.errors["vouched"] and reference.errors["jumps"] is not None
+    return reference
+
+
+@pytest.mark.full
+def test_the_reference_with_short_steps_reads_neuron_2_at_its_rest():
+    """What the break is measured against: with step ends ≤ 0.25 apart the rest is seen at step ends and neuron 2's
+    jump is its first rise (τ ≈ 12.818, bound ≤ 1e-6), neurons 3 and 4 jump at τ ≈ 315."""
+    reference = _own_step_rest_reference()
+    jumps = {jp.neuron: (jp.tau, e) for jp, e in zip(reference.jumps, reference.errors["jumps"], strict=True)}
+    assert abs(jumps[2][0] - 12.8185) < 1e-3 and jumps[2][1] < 1e-6
+    assert jumps[3][0] > 300 and jumps[4][0] > 300
+
+
+@pytest.mark.full
+@pytest.mark.xfail(strict=True, reason="red team s32: a rest inside a step with DOP853's own interpolant is not seen "
+                                       "(tau_2 = 312.566 +- 5.7e-4 against 12.818 +- 4.5e-7)")
+def test_a_rest_inside_a_step_with_its_own_interpolant_is_seen():
+    run = solve(_later("6e-7", max_horizon=3000.0), "float64", rtol=1e-12)
+    assert run.success and run.errors["vouched"]
+    _assert_jumps_within(run, _own_step_rest_reference())
+
+
+def _own_interpolant_on_the_plateau(track):
+    """Session 31's exact curve (`_curve_track(2.7)`: rate D·(τ − 53) on the plateau, |rate| ≤ REST_RATE on 53 ± 1,
+    step ends 52.25 and 54.95 around it) with every plateau step carrying its own interpolant (the exact curve)."""
+    for k in range(1, len(track.t)):
+        if 30.0 <= track.t[k - 1] and track.t[k] <= 75.0:
+            track.exact[k] = lambda t, j: _curve(float(t))[0]
+    return track
+
+
+def test_the_exact_curve_with_the_cubic_hermite_on_its_plateau_reads_the_rest():
+    """What holds (session 31's fix): no own interpolant, the rest is seen inside the step 52.25 → 54.95."""
+    (tau, _), = jump_times(_curve_track(2.7), np.array([1.0]))
+    assert float(tau) < 20.0
+
+
+@pytest.mark.xfail(strict=True, reason="red team s32: a rest inside steps with their own interpolant is not seen (the "
+                                       "exact curve: jump read at 80.5, in the second rise, instead of 13.94)")
+def test_a_rest_inside_steps_with_their_own_interpolant_is_seen_on_an_exact_curve():
+    """The mechanism of the break above without an integrator: the same curve and steps, the plateau steps carrying
+    their own (exact) interpolant. Measured: τ = 80.506 (read against the end) instead of 13.943."""
+    assert 2 * REST_RATE / D >= 2 * REST_WINDOW  # the construction (s31): the rest is twice the window long
+    (tau, _), = jump_times(_own_interpolant_on_the_plateau(_curve_track(2.7)), np.array([1.0]))
+    assert float(tau) < 20.0, float(tau)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# 2. Engine mpmath's precision guard where the rate keeps its sign over the rest: 304bf5c reads such a rest at its
+#    slowest step end, which the 30- and 60-digit runs place differently (the session-31 failure, in the case the
+#    last-zero reading leaves to the step ends).
+
+# Drawn general data, n = 6, d = 3, m = 5, labels N(0, 1) (the red team's fuzz, draw 1020), λ = 1e-10, time unit t.
+KEEPS_SIGN = {
+    "inputs": [[-0.6939945651481186, -0.3522213173402442, -0.62794242344022],
+               [0.3804348936152296, 0.86033547614395, 0.3392523547569448],
+               [-0.8827998862478803, 0.16834005552755488, -0.4385498677980752],
+               [-0.10126125011473655, -0.5376233128728203, 0.8370826319311937],
+               [-0.6461960809125218, 0.510681927398556, 0.5671283752747639],
+               [-0.37259255750567166, -0.8112407366884266, 0.45062540233391385]],
+    "labels": [-0.7787013517483332, -2.683871530889807, -0.859648006035338, -0.7520397222084235, 1.0029158765323056,
+               -0.26136463836632884],
+    "directions": [[-0.20126814370755888, -0.6510000956751117, 0.7319084708892968],
+                   [0.0855403485116349, -0.9939443537275275, 0.06897441895134342],
+                   [-0.7085648677096654, -0.6404184366020655, -0.2963107394404575],
+                   [0.22868425128287492, -0.7955939682692238, 0.5610113642956087],
+                   [0.2939036982356417, 0.38493654091369783, 0.8748968371372763]],
+    "signs": [1.0, -1.0, -1.0, 1.0, 1.0],
+}
+
+
+def _keeps_sign(**kwargs) -> FlowProblem:
+    init = Init.balanced(np.array(KEEPS_SIGN["directions"]), np.array(KEEPS_SIGN["signs"]), "1e-10")
+    return FlowProblem(np.array(KEEPS_SIGN["inputs"]), np.array(KEEPS_SIGN["labels"]), init, time_unit="t",
+                       **kwargs)
+
+
+# BREAK (red team session 32; no bound is stated, but every answer of the run loses its bound): `_keeps_sign(horizon=
+# 290.0)`, engine mpmath, guard=True. Neurons 1 and 2 rise together at t ≈ 86.88, rest (|d ln‖θ‖/dt| ≤ 1e-9/ln(1e10)
+# from t ≈ 160.3 to 183.2 in the 30-digit run) and grow again by 0.13 in ln‖θ‖ with neurons 0 and 4 (t ≈ 282). Their
+# rate does not change sign over the rest (no zero at the step ends of the 30-digit run, nor of float64 runs at rtol
+# 1e-12 with steps ≤ 0.25·ln(1e10)), so 304bf5c reads it at the slowest step end, which the two digit counts place
+# differently: status GUARD_FAILED, "the 60-digit rerun differs by 3.33e-11 > 1e-23", τ₂ = 86.88059335218452 at 30
+# digits, 86.88059335215118 at 60 (8 s CPU, 17 s wall with the guard's rerun). The flow is well posed: float64 at
+# rtol 1e-12 with steps ≤ 0.25 in τ, settled, gives 86.88059335224212 ± 1.6e-8 (vouched), and at rtol 1e-8 … 1e-12,
+# settled and to horizons, 6 runs agree with it within their bounds.
+# Repro: python -c "from tests.test_red_team_session32 import *; r = solve(_keeps_sign(horizon=290.0), 'mpmath',
+#        guard=True); print(r.status, r.message)"
+@pytest.mark.full
+@pytest.mark.xfail(strict=True, reason="red team s32: mpmath's guard fails (3.3e-11 > 1e-23) where the rate keeps its "
+                                       "sign over a rest the neuron moves on from")
+def test_the_mpmath_guard_passes_where_the_rate_keeps_its_sign_over_the_rest():
+    run = solve(_keeps_sign(horizon=290.0), "mpmath", guard=True)
+    assert run.status.name == "SUCCESS", run.message
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# 3. Found by the fuzz, not caused by the rest reading: jump bounds vouched where Filippov decisions fall below the floor
+
+# Drawn general data, n = 3, d = 3, m = 5, labels scaled by 10^U(-2.5, 0) (the fuzz's draw 1047), λ = 1e-10, time unit t.
+SHARED_KINK = {
+    "inputs": [[0.7751983649673422, -0.3529410011558791, 0.523927613945901],
+               [0.349415631155777, 0.3974917074747022, 0.8484745483471238],
+               [0.6371820339736409, -0.582721479254886, 0.5044152388620026]],
+    "labels": [1.2248034208199383, 0.011427603903983948, -0.038378443613716125],
+    "directions": [[-0.5147872439594326, -0.8158224630232961, 0.2634915601746177],
+                   [-0.21026243920672832, 0.4314798715524186, 0.8772769386595918],
+                   [0.13936473055936854, 0.7674425798940716, 0.6257869912691107],
+                   [-0.5672296897907357, 0.18318781630991388, -0.8029275826470972],
+                   [0.3112587869175973, 0.883695959884508, -0.34957033348152394]],
+    "signs": [-1.0, 1.0, 1.0, -1.0, 1.0],
+}
+
+
+def _shared_kink(**kwargs) -> FlowProblem:
+    init = Init.balanced(np.array(SHARED_KINK["directions"]), np.array(SHARED_KINK["signs"]), "1e-10")
+    return FlowProblem(np.array(SHARED_KINK["inputs"]), np.array(SHARED_KINK["labels"]), init, time_unit="t",
+                       max_horizon=1000.0 * math.log(1e10), **kwargs)
+
+
+# BREAK (red team session 32; the class of session 31's marginal `_sliding` break, here 300 times the bounds): engine
+# float64 at rtol 1e-12, no horizon, with and without max_step 0.25·ln(1e10) (steps ≤ 0.25 in τ). Neurons 1 and 2
+# rise together at t ≈ 103.08 and both reach datum 2's kink at t ≈ 274–277; from there one of them slides on it, on
+# and off (36 and 33 sliding events to t ≈ 960), and which one is decided by pushes of 4e-14 against a floor of 2.4e-9
+# ("a Filippov decision between sides": 761 and 621 near ties). The runs say their event times are not vouched for,
+# but vouch the jumps: neuron 0 (the last jump, read against the end)
+#   max_step 0.25·ln(1e10), settled at t = 2252.9 (neuron 2 slides): τ₀ = 1640.60839576 ± 3.4e-5
+#   no max_step,           settled at t = 2251.7 (neuron 1 slides): τ₀ = 1640.58840762 ± 3.3e-5
+# 0.0200 apart: 300 times the sum of the bounds (4 s CPU each). With max_step 0.1·ln(1e10): 1640.58840705 ± 0.040 (its
+# check run decides otherwise), with max_step 1·ln(1e10) the same as without. At rtol 1e-10 and 1e-8 the bounds
+# (0.038, 0.22) cover the difference.
+# Repro: python -c "from tests.test_red_team_session32 import *; import math; r = solve(_shared_kink(), 'float64',
+#        rtol=1e-12); print(r.jumps, r.errors['jumps'], r.message)"  (and max_step=0.25 * math.log(1e10)).
+# Why (not the rest reading: neuron 0 has no rest, neurons 1 and 2 are read at their rest identically): the check run
+# makes its own Filippov decisions below the floor and agrees with the run on neuron 0 by chance of those decisions;
+# the vouch withdraws event bounds for the differing sliding events but keeps the jump bounds, which depend on them.
+@pytest.mark.full
+@pytest.mark.xfail(strict=True, reason="red team s32: two vouched float64 runs at rtol 1e-12 disagree on a jump by 300x "
+                                       "their bounds where Filippov decisions fall below the floor")
+def test_jump_bounds_cover_filippov_decisions_below_the_floor():
+    short = solve(_shared_kink(), "float64", rtol=1e-12, max_step=0.25 * math.log(1e10))
+    free = solve(_shared_kink(), "float64", rtol=1e-12)
+    assert short.status.name == free.status.name == "SETTLED" and short.errors["vouched"] and free.errors["vouched"]
+    _assert_jumps_within(free, short)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# 4. Attacks that held
+
+@pytest.mark.full
+def test_the_mpmath_guard_passes_where_the_rate_has_a_zero_in_the_rest():
+    """`_later("1e-12", horizon=100)`: neuron 2 rests from τ ≈ 36 to 80 and has moved on by 9.1e-6 by τ = 100; its rate
+    changes sign in the rest (once at the 30-digit run's step ends), so it is read at the zero: guard discrepancy
+    9.9e-31 (≤ 1e-23), τ₂ = 12.730920315772813 (9 s CPU, 36 s wall). Measured too: `_later("1e-20", horizon=100)`
+    passes (3.9e-31; moved on by < 1e-6, read at the end), and the fuzz's draw 1008 (λ = 1e-300, n = 4, m = 3, five
+    zeros of the rate in the 30-digit run's rest) at horizon 150: 2.8e-27 ≤ 1e-22, jumps within 3.4e-11 of float64."""
+    run = solve(_later("1e-12", horizon=100.0), "mpmath", guard=True)
+    assert run.status.name == "SUCCESS", run.message
+    (jump,) = run.jumps
+    assert jump.neuron == 2 and abs(jump.tau - 12.7309203158) < 1e-9
+
+
+def test_gd_reads_the_same_jumps_with_and_without_batched_steps():
+    """Engine gd on `_later("1e-10", horizon=150)`: on the plateau its rate (the flow's at the iterate) alternates by
+    about ±2e-4 at a kink (the component on it chatters; at step 0.05 no |rate| below 3.8e-8 in τ ∈ [30, 120]), so
+    no rest is seen and neuron 2's jump is read against the end, as before session 31 (step 0.05: τ₂ = 13.2428, the
+    flow's at rest 12.7498; gd states no bound). With save_at the loop batches GD steps (at 304bf5c an own interpolant on
+    every loop step) and reads the same jump times (measured: to 4e-15 at steps 0.2, 0.1, 0.05 at λ = 1e-10 and 0.02 at
+    1e-8). 0.9 s CPU at step 0.2."""
+    stepwise = solve(_later("1e-10", horizon=150.0), "gd", step=0.2)
+    batched = solve(_later("1e-10", horizon=150.0, save_at=list(np.linspace(0.0, 150.0, 201))), "gd", step=0.2)
+    assert len(batched.track.t) <= len(stepwise.track.t)  # batched GD steps are no more loop steps than GD steps
+    assert [jp.neuron for jp in stepwise.jumps] == [jp.neuron for jp in batched.jumps] == [2, 3, 4]
+    for a, b in zip(stepwise.jumps, batched.jumps, strict=True):
+        assert abs(a.tau - b.tau) <= 1e-12 * a.tau
+
+
+@pytest.mark.parametrize("spacing", [0.01, 0.05, 0.25, 0.1 * math.pi])
+def test_paper_c_sampled_tracks_read_the_rest_of_the_exact_curve(spacing):
+    """Paper C's sampled tracks (`paper_c_runs.sampled_jump_times`: no slopes, secant rates, linear in ln|a_j|): the
+    exact curve sampled every ``spacing`` reads its jump at the rest (13.9426 at 0.01 … 13.9766 at 0.1π: the linear
+    interpolation's error), never at the end's level (80.5)."""
+    from relucheck.proofs_checks.checks.paper_c_runs import sampled_jump_times
+
+    taus = np.arange(0.0, 100.0 + 1e-9, spacing)
+    squared = np.array([[math.exp(2 * _curve(float(t))[0]) / 2] for t in taus])  # a_j² = ‖θ_j‖²/2 (balanced)
+    (tau,) = sampled_jump_times(taus, squared).values()
+    assert abs(tau - 13.94) < 0.05
