@@ -393,8 +393,8 @@ class LogScaleEngine(Engine):
             factor = max(CHECK_FACTOR, rtol / MIN_RTOL)  # tighter; check at the tightest rtol (vouch docstring)
         changes = {"rtol": max(rtol / factor, 100 * np.finfo(float).eps), "atol": atol / factor}
         return review_by_rerun(result, problem, rerun, changes, eps=float(np.finfo(float).eps),
-                               method=f"float64 run at rtol {rtol:g} against a check run at rtol {changes['rtol']:g} "
-                                      f"(numerics.flows.vouch)", rtol=rtol)
+                               method=f"float64 run at rtol {rtol:g} against a check run at rtol {changes['rtol']:g}",
+                               rtol=rtol)
 
 
 register(LogScaleEngine())
