@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from relucheck.numerics.flows import FlowProblem, Init, solve
-from relucheck.numerics.flows.result import REST_RATE, REST_WINDOW, jump_times
+from relucheck.numerics.flows import result
+from relucheck.numerics.flows.result import REST_RATE, REST_WINDOW, NormTrack, jump_times
 
 from test_red_team_session30 import _assert_jumps_within  # the same criterion of a break
 from test_red_team_session31 import D, _curve, _curve_track, _later  # session 30's instance; an exact curve
@@ -146,6 +147,55 @@ def _keeps_sign(**kwargs) -> FlowProblem:
 def test_the_mpmath_guard_passes_where_the_rate_keeps_its_sign_over_the_rest():
     run = solve(_keeps_sign(horizon=290.0), "mpmath", guard=True)
     assert run.status.name == "SUCCESS", run.message
+
+
+# The same reading where the last zero of the rate is near the rest's end. 304bf5c reads a rest at a zero only where
+# the rate changes sign between two step ends *inside* the rest; where the step that contains the zero is also the one
+# that leaves the rest (its end's rate is above REST_RATE), the change of sign is not seen and the rest is read at its
+# slowest step end, which is not the extremum. Session 30's instance has this shape at λ = 2.5e-7 … 6e-7 (its rate
+# crosses 0 about 1.3 in τ before it exceeds 1e-9 again, DOP853's steps there are 2.7 long); engine mpmath's guard
+# compares runs at 30 and 60 digits, which place their step ends differently, to 1e-23.
+CROSS_LATE, D_LATE = 53.0, 5e-10  # the rate D·(τ − 53) on the plateau: |rate| ≤ REST_RATE on [51, 55]
+
+
+def _late_zero(t):
+    """A rise to 0 around τ = 12, a local minimum of ln‖θ‖ at τ = 53 (curvature D_LATE), a second rise by 0.01 around
+    τ = 70 (its rate at τ = 55 is 2e-15): ln‖θ‖ and its rate."""
+    s1, s2 = (0.5 * (1.0 + math.tanh(k * (t - c) / 2)) for k, c in ((4.0, 12.0), (2.0, 70.0)))
+    value = -10.0 + 10.0 * s1 + D_LATE * (t - CROSS_LATE) ** 2 / 2 + 0.01 * s2
+    rate = 40.0 * s1 * (1 - s1) + D_LATE * (t - CROSS_LATE) + 0.02 * s2 * (1 - s2)
+    return value, rate
+
+
+def _late_zero_track(plateau_ends):
+    track = NormTrack()
+    for tau in list(np.arange(0.0, 40.0, 0.05)) + list(plateau_ends) + list(np.arange(60.0, 100.0 + 1e-9, 0.05)):
+        v, r = _late_zero(float(tau))
+        track.append(float(tau), np.array([v]), np.array([r]))
+    return track
+
+
+LATE_PLACEMENTS = [list(np.arange(40.1, 60.0, 0.25)),  # step ends 0.25 apart: the zero between 52.85 and 53.1
+                   [40.0, 45.0, 50.0, 51.2, 51.75, 52.0, 55.6, 58.0]]  # the step 52.0 → 55.6 holds the zero and leaves
+
+
+def test_the_late_zero_construction():
+    """The second placement sees the rest at its step ends (51.2 … 52.0, rates −9e-10 … −5e-10) and not the zero:
+    the step end after it, 55.6, has rate 1.3e-9 > REST_RATE."""
+    rates = {t: _late_zero(t)[1] for t in LATE_PLACEMENTS[1]}
+    assert all(abs(rates[t]) <= REST_RATE for t in (51.2, 51.75, 52.0)) and rates[55.6] > REST_RATE
+    assert 52.0 - 51.2 >= REST_WINDOW and all(r < 0 for t, r in rates.items() if t <= 52.0)
+
+
+@pytest.mark.xfail(strict=True, reason="red team s32: where the zero is in the step that leaves the rest, the rest is "
+                                       "read at the slowest step end, 2.5e-10 above the extremum")
+def test_the_rest_is_read_at_the_local_extremum_where_the_zero_is_near_the_rests_end():
+    """As `tests/test_jump_rule_rest.py::test_the_rest_is_read_at_the_local_extremum_whatever_the_steps` (1e-14), with
+    the zero 2 in τ before the rest's end. Measured: the first placement reads the minimum to 0, the second 2.5e-10
+    above it (its step end 52.0); the jump times differ by 1.9e-10 (12.831742453279 against 12.831742453093)."""
+    exact = _late_zero(CROSS_LATE)[0]
+    values = [float(result._first_rest(_late_zero_track(ends), 0, -1.0)) for ends in LATE_PLACEMENTS]
+    assert max(abs(v - exact) for v in values) <= 1e-14, [v - exact for v in values]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
