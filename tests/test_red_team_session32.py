@@ -80,6 +80,12 @@ def test_a_rest_inside_a_step_with_its_own_interpolant_is_seen():
 # steps ≤ 0.25 (rest at step ends 53.43 … 53.93, read at its zero): 5.5e3 times the sum of the bounds; at rtol 1e-12
 # 314.65095137 ± 6.4e-4 (4.7e5 times). At λ = 5e-7 rtol 1e-12 sees the rest ('within') and rtol 1e-10 reads 310.13
 # with the bound 595 from its check run (both hold); at 6e-7 rtol 1e-11 is covered the same way (bound 599).
+# Not only the own interpolant: the whole rest lies in one DOP853 step, 51.045 → 54.456 (end rates −1.7e-8, +2.0e-9),
+# whose cubic Hermite has |rate| ≤ 1e-9 on [53.253, 53.842], 0.59 long (the flow's, on steps ≤ 0.25: [53.385, 54.040],
+# 0.655), but `_rest_within_steps` samples it at 17 points 0.213 apart, of which 53.389, 53.602, 53.815 are slow: a
+# span of 0.43 < REST_WINDOW. (The lead's working tree at 14:20, which reads own-interpolant steps too, still reads
+# 314.6236 ± 0.055 here.) The Hermite's rate is a quadratic in the step: where it is at most REST_RATE can be solved
+# exactly instead of sampled.
 @pytest.mark.full
 @pytest.mark.xfail(strict=True, reason="red team s32: a rest inside a step with DOP853's own interpolant is not seen at "
                                        "the default rtol (tau_2 = 314.624 +- 0.055 against 12.820 +- 4.2e-7)")
