@@ -85,8 +85,9 @@ def test_a_track_in_units_of_t_rests_over_the_same_span_of_tau():
     assert float(unscaled) / L < 20.0
 
 
-# Session 32: a rest is read at the last zero of the rate inside it (`result._rate_zero`), not at the slowest step end,
-# so that runs stepping differently read the same value (engine mpmath's guard compares them to 1e-23).
+# Session 32: a rest is read at the last zero of the rate inside it, else at the rate's extremum (`result._rest_value`),
+# not at the slowest step end, so that runs stepping differently read the same value (engine mpmath's guard compares
+# them to 1e-23).
 
 def _dip(t):
     """A rise to 0 around τ = 12, a local minimum of ln‖θ‖ at τ = 47 (curvature 2e-12) and a second rise by 0.01 around
@@ -99,10 +100,19 @@ def _dip(t):
     return value, rate
 
 
-def _dip_track(step, offset):
+def _slow_growth(t):
+    """The same rises, but on the plateau ln‖θ‖ grows at the rate 2e-10 + 1e-12 (τ − 47)², which keeps its sign: its
+    slowest point is τ = 47."""
+    s1, s2 = _logistic(4.0 * (t - 12.0)), _logistic(2.0 * (t - 90.0))
+    value = -10.0 + 10.0 * s1 + 2e-10 * (t - 47.0) + 1e-12 * (t - 47.0) ** 3 / 3 + 0.01 * s2
+    rate = 40.0 * s1 * (1 - s1) + 2e-10 + 1e-12 * (t - 47.0) ** 2 + 0.02 * s2 * (1 - s2)
+    return value, rate
+
+
+def _dip_track(step, offset, curve=_dip):
     track = NormTrack()
     for tau in [0.0] + list(np.arange(offset, 100.0, step)) + [100.0]:
-        v, r = _dip(float(tau))
+        v, r = curve(float(tau))
         track.append(float(tau), np.array([v]), np.array([r]))
     return track
 
@@ -116,23 +126,36 @@ def test_the_rest_is_read_at_the_local_extremum_whatever_the_steps():
     assert max(abs(float(v) - exact) for v in values) <= 1e-14, [float(v) - exact for v in values]
 
 
-def test_mutant_read_at_the_slowest_step_end_depends_on_the_steps(monkeypatch):
-    monkeypatch.setattr(result, "_rate_zero", lambda *args: None)
-    values = [float(result._first_rest(_dip_track(*grid), 0, -1.0)) for grid in READINGS]
+def test_a_rest_whose_rate_keeps_its_sign_is_read_at_its_slowest_point_whatever_the_steps():
+    values = [float(result._first_rest(_dip_track(*grid, curve=_slow_growth), 0, -1.0)) for grid in READINGS]
+    exact = _slow_growth(47.0)[0]  # within the Hermite's error on the cubic (h⁴ · 0): to rounding
+    assert max(abs(v - exact) for v in values) <= 1e-14, [v - exact for v in values]
+
+
+def _slowest_step_end(track, j, rates, lo, hi, slowest=None):
+    """Mutant: the reading before session 32, the slowest step end of the rest."""
+    first, stop = slowest if slowest is not None else (lo - 1, hi + 1)
+    return track.values[first + int(np.argmin(np.abs(rates[first:stop])))][j]
+
+
+@pytest.mark.parametrize("curve", [_dip, _slow_growth])
+def test_mutant_read_at_the_slowest_step_end_depends_on_the_steps(monkeypatch, curve):
+    monkeypatch.setattr(result, "_rest_value", _slowest_step_end)
+    values = [float(result._first_rest(_dip_track(*grid, curve=curve), 0, -1.0)) for grid in READINGS]
     assert max(values) - min(values) > 1e-14, values
 
 
 def test_mutant_read_at_the_first_zero_depends_on_the_steps(monkeypatch):
     """The first zero of the rate in the rest (the local maximum at τ ≈ 18.8, next to the rest's opening) is seen by
     some step placements and not by others."""
-    def first_zero(track, j, rates, first, stop):
-        for q in range(first + 1, stop):
-            before, after = track.slopes[q - 1][j], track.slopes[q][j]
+    def first_zero(track, j, rates, lo, hi, slowest=None):
+        for q in range(lo, hi + 1):
+            before, after = rates[q - 1], rates[q]
             if (after > 0) != (before > 0):
                 root = result.bracketed_root(lambda t, q=q: track.rate_at(q, j, t), track.t[q - 1], track.t[q])
                 return track.value_at(q, j, root)
-        return None
+        return _slowest_step_end(track, j, rates, lo, hi, slowest)
 
-    monkeypatch.setattr(result, "_rate_zero", first_zero)
+    monkeypatch.setattr(result, "_rest_value", first_zero)
     values = [float(result._first_rest(_dip_track(*grid), 0, -1.0)) for grid in READINGS]
     assert max(values) - min(values) > 1e-14, values

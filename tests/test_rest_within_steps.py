@@ -1,8 +1,8 @@
-"""The jump rule's rest search, vectorized in session 32 (`result._rest_within_steps`, `result.rest_index`,
-`result._first_rest` with `result._rate_zero`), against its step-by-step forms (kept here as the references, verbatim
-but for their names: session 31's, and 304bf5c's `_first_rest`): the same values, bit for bit, on drawn tracks with
-rests shorter than a step, steps without slopes, steps with an engine's own interpolant, float arrays and mpmath
-values. A mutant that takes the *last* slowest point of a rest instead of the first is told apart."""
+"""The jump rule's rest search, vectorized in session 32 (`result._rest_within_steps`, `result.rest_index`), against
+its step-by-step forms of session 31 (kept here as the references, verbatim but for their names and for what the
+in-step search returns: where it read its value, since session 32 reads a rest at a point of its own,
+`result._rest_value`, tests/test_jump_rule_rest.py): the same rests, on drawn tracks with rests shorter than a step,
+steps without slopes, float arrays and mpmath values."""
 from __future__ import annotations
 
 import math
@@ -18,7 +18,9 @@ from relucheck.numerics.flows.result import REST_RATE, REST_SAMPLES, REST_WINDOW
 
 
 def reference(track: NormTrack, j: int, cut, per_tau: float = 1.0):
-    """Session 31's `_rest_within_steps` (3dc000f), a Python loop over steps and points."""
+    """Session 31's `_rest_within_steps` (3dc000f), a Python loop over steps and points; it returns the step and time
+    of its reading (the slowest point of the rest) instead of the value there. (Session 31 also ended a rest at a step
+    with an engine's own interpolant; session 32 reads those on the Hermite too: the drawn tracks below have none.)"""
     rate, window = REST_RATE / per_tau, REST_WINDOW * per_tau
     xs = np.linspace(0.0, 1.0, REST_SAMPLES)
     reached, opened, last, best = cut is None, None, None, None
@@ -31,7 +33,7 @@ def reference(track: NormTrack, j: int, cut, per_tau: float = 1.0):
         t0, t1 = float(track.t[k - 1]), float(track.t[k])
         if s0 is None or s1 is None or k in track.exact or not t1 > t0:
             if opened is not None and last - opened >= window:
-                return track.value_at(best[1], j, best[2])
+                return best[1], best[2]
             opened = best = None
             continue
         h = t1 - t0
@@ -48,10 +50,10 @@ def reference(track: NormTrack, j: int, cut, per_tau: float = 1.0):
                 last = t
             elif opened is not None:
                 if last - opened >= window:
-                    return track.value_at(best[1], j, best[2])
+                    return best[1], best[2]
                 opened = best = None
     if opened is not None and last - opened >= window:
-        return track.value_at(best[1], j, best[2])
+        return best[1], best[2]
     return None
 
 
@@ -73,45 +75,6 @@ def reference_rest_index(track, j, cut=None, per_tau=1.0, start=0):
         elif float(track.t[k]) - opened >= window:
             return k
     return None
-
-
-def reference_rate_zero(track, j, first, stop):
-    """304bf5c's `_rate_zero`, a loop over step ends from the last."""
-    after = result._rate(track, stop - 1, j)
-    if after == 0:
-        return track.values[stop - 1][j]
-    for q in range(stop - 1, first, -1):
-        before = result._rate(track, q - 1, j)
-        if before == 0:
-            return track.values[q - 1][j]
-        if (after > 0) != (before > 0) and math.isfinite(before):
-            root = result.bracketed_root(lambda t, q=q: track.rate_at(q, j, t), track.t[q - 1], track.t[q])
-            return track.value_at(q, j, root)
-        after = before
-    return None
-
-
-def reference_first_rest(track, j, cut, per_tau=1.0):
-    """304bf5c's `_first_rest` on the references above."""
-    final = track.values[-1][j]
-    k = reference_rest_index(track, j, cut, per_tau)
-    if k is None:
-        value = reference(track, j, cut, per_tau)
-        return value if value is not None and abs(float(final - value)) > result.SAME_PLATEAU else final
-    slow = REST_RATE / per_tau
-    opening = k
-    while opening > 0 and abs(result._rate(track, opening - 1, j)) <= slow:
-        opening -= 1
-    rates = []
-    for q in range(k, len(track.t)):
-        r = abs(result._rate(track, q, j))
-        if not r <= slow:
-            break
-        rates.append(r)
-    value = reference_rate_zero(track, j, opening, k + len(rates))
-    if value is None:
-        value = track.values[k + min(range(len(rates)), key=rates.__getitem__)][j]
-    return value if abs(float(final - value)) > result.SAME_PLATEAU else final
 
 
 def _track(steps, m, rng, *, gaps, own, mp, flat, signed=True):
@@ -139,19 +102,18 @@ def _track(steps, m, rng, *, gaps, own, mp, flat, signed=True):
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(2, 60), mp=st.booleans(), flat=st.sampled_from([0.5, 0.9, 1.0]),
        per_tau=st.sampled_from([1.0, 23.0]))
-def test_the_same_value_as_the_step_by_step_form(seed, steps, mp, flat, per_tau):
+def test_the_same_rests_as_the_step_by_step_form(seed, steps, mp, flat, per_tau):
     rng = np.random.default_rng(seed)
     gaps = set(rng.choice(steps, size=min(2, steps), replace=False).tolist()) if rng.random() < 0.5 else set()
-    own = set(rng.choice(np.arange(1, steps), size=1).tolist()) if steps > 2 and rng.random() < 0.3 else set()
     m = 3
-    track = _track(steps, m, rng, gaps=gaps, own=own, mp=mp, flat=flat)
+    track = _track(steps, m, rng, gaps=gaps, own=set(), mp=mp, flat=flat)
     for j in range(m):
         for cut in (None, -6.0, -5.0, 100.0):
             want = reference(track, j, cut, per_tau)
             got = result._rest_within_steps(track, j, cut, per_tau)
             assert (want is None) == (got is None), (j, cut)
             if want is not None:
-                assert float(got) == float(want), (j, cut)  # bit for bit
+                assert got[0] <= want[0] <= got[1], (j, cut, got, want)  # its slowest point is in the rest found
 
 
 def test_rests_are_found_at_all():
@@ -162,29 +124,6 @@ def test_rests_are_found_at_all():
         track = _track(40, 3, rng, gaps=set(), own=set(), mp=False, flat=1.0)
         found += sum(result._rest_within_steps(track, j, None) is not None for j in range(3))
     assert found >= 20
-
-
-def test_the_first_slowest_point_is_read_and_a_mutant_reading_the_last_is_seen(monkeypatch):
-    """Two equally slow points in one rest at different values: the first is read (the reference's strict <)."""
-    track = NormTrack()
-    # a rest over [0, 2]: slopes 0 at the ends of both steps, values rising 1e-12 per step (secant ≈ 0)
-    track.append(0.0, np.array([0.0]), np.array([0.0]))
-    track.append(1.0, np.array([1e-12]), np.array([0.0]))
-    track.append(2.0, np.array([2e-12]), np.array([0.0]))
-    got = result._rest_within_steps(track, 0, None)
-    assert got == reference(track, 0, None)
-
-    argmin = np.argmin
-
-    def last_slowest(rates):
-        return len(rates) - 1 - int(argmin(rates[::-1]))
-
-    monkeypatch.setattr(result.np, "argmin", last_slowest)
-    try:
-        mutant = result._rest_within_steps(track, 0, None)
-    finally:
-        monkeypatch.undo()
-    assert mutant != got
 
 
 def test_no_rest_where_a_step_without_slopes_cuts_it():
@@ -200,29 +139,10 @@ def test_no_rest_where_a_step_without_slopes_cuts_it():
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(2, 60), mp=st.booleans(), flat=st.sampled_from([0.5, 0.9, 1.0]),
        per_tau=st.sampled_from([1.0, 23.0]), start=st.integers(0, 5), signed=st.booleans())
-def test_rest_index_and_the_rest_reading_as_the_step_by_step_forms(seed, steps, mp, flat, per_tau, start, signed):
+def test_rest_index_as_the_step_by_step_form(seed, steps, mp, flat, per_tau, start, signed):
     rng = np.random.default_rng(seed)
     gaps = set(rng.choice(steps, size=min(2, steps), replace=False).tolist()) if rng.random() < 0.5 else set()
     track = _track(steps, 3, rng, gaps=gaps, own=set(), mp=mp, flat=flat, signed=signed)
     for j in range(3):
         for cut in (None, -6.0, -5.0, 100.0):
             assert result.rest_index(track, j, cut, per_tau, start) == reference_rest_index(track, j, cut, per_tau, start)
-            assert float(result._first_rest(track, j, cut, per_tau)) == float(reference_first_rest(track, j, cut, per_tau))
-
-
-def test_the_drawn_tracks_read_rests_at_zeros_of_the_rate_and_at_slowest_step_ends():
-    """Both readings occur on the drawn tracks (else the comparison above would not see them)."""
-    zero = slowest = 0
-    for seed in range(60):
-        track = _track(40, 3, np.random.default_rng(seed), gaps=set(), own=set(), mp=False, flat=1.0,
-                       signed=seed % 2 == 0)
-        for j in range(3):
-            k = result.rest_index(track, j, None)
-            if k is None:
-                continue
-            rates = result._rates(track, j)
-            if result._rate_zero(track, j, rates, 0, len(rates)) is None:
-                slowest += 1
-            else:
-                zero += 1
-    assert zero >= 10 and slowest >= 10, (zero, slowest)

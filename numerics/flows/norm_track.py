@@ -78,6 +78,22 @@ class NormTrack:
         x = (t - t0) / h
         return 6 * x * (1 - x) * secant + s0[j] * (1 - x) * (1 - 3 * x) - s1[j] * x * (2 - 3 * x)  # cubic Hermite
 
+    def rate_slope_at(self, k: int, j: int, t):
+        """The derivative of `rate_at` in t inside step k: of the cubic Hermite's rate (linear in t), or by mpmath for
+        an engine's own interpolant in mpmath arithmetic."""
+        if k in self.exact and not isinstance(t, float):
+            import mpmath
+
+            return mpmath.diff(lambda s: self.exact[k](s, j), t, 2)
+        t0, t1 = self.t[k - 1], self.t[k]
+        h = t1 - t0
+        s0, s1 = self.slopes[k - 1], self.slopes[k]
+        if s0 is None or s1 is None:
+            return 0 * h
+        secant = (self.values[k][j] - self.values[k - 1][j]) / h
+        x = (t - t0) / h
+        return (6 * (1 - 2 * x) * secant + s0[j] * (6 * x - 4) + s1[j] * (6 * x - 2)) / h
+
     def first_crossing(self, j: int, level):
         """First t with ln‖θ_j‖ ≥ level, or None; t_0 if it starts there."""
         if self.values[0][j] >= level:
