@@ -5,8 +5,9 @@
 A break is an answer with a stated bound (status success or settled, ``errors["vouched"]``, the bound not None) that is
 further from a reference (the same flow run with step ends at most 0.25 apart in τ, at rtol 1e-12) than
 bound(run) + bound(reference); also engine mpmath's precision guard failing on a well-posed flow. Each break is a
-strict xfail with the numbers measured; attacks that held are ordinary tests when cheap (< 3 s), ``full`` otherwise;
-fuzz counts are in the session's report.
+strict xfail with the numbers measured; attacks that held are ordinary tests when cheap (< 3 s), ``full`` otherwise.
+The seven breaks of the rest reading (sections 1 and 2) are fixed in 7729765 and their xfails are now tests; the
+jump bounds across Filippov decisions below the floor (section 3) remain a strict xfail.
 """
 from __future__ import annotations
 
@@ -67,8 +68,7 @@ def test_the_reference_with_short_steps_reads_neuron_2_at_its_rest():
 
 
 @pytest.mark.full
-@pytest.mark.xfail(strict=True, reason="red team s32: a rest inside a step with DOP853's own interpolant is not seen "
-                                       "(tau_2 = 312.566 +- 5.7e-4 against 12.818 +- 4.5e-7)")
+# FIXED in 7729765 (the rest read at a point of the flow whatever the steps): the strict xfail is now a test.
 def test_a_rest_inside_a_step_with_its_own_interpolant_is_seen():
     run = solve(_later("6e-7", max_horizon=3000.0), "float64", rtol=1e-12)
     assert run.success and run.errors["vouched"]
@@ -88,8 +88,7 @@ def test_a_rest_inside_a_step_with_its_own_interpolant_is_seen():
 # exactly instead of sampled. In time_unit "t" (max_horizon 3000·ln(1/λ), the reference's steps ≤ 0.25·ln(1/λ)) the
 # same: rtol 1e-10 4458.815 ± 0.96 and rtol 1e-12 4459.290 ± 0.013 against 181.694 ± 4.8e-5 (ratios 4.4e3, 3.3e5).
 @pytest.mark.full
-@pytest.mark.xfail(strict=True, reason="red team s32: a rest inside a step with DOP853's own interpolant is not seen at "
-                                       "the default rtol (tau_2 = 314.624 +- 0.055 against 12.820 +- 4.2e-7)")
+# FIXED in 7729765 (the rest read at a point of the flow whatever the steps): the strict xfail is now a test.
 def test_a_rest_inside_a_step_with_its_own_interpolant_is_seen_at_the_default_tolerance():
     run = solve(_later("7e-7", max_horizon=3000.0), "float64")
     assert run.success and run.errors["vouched"]
@@ -111,8 +110,7 @@ def test_the_exact_curve_with_the_cubic_hermite_on_its_plateau_reads_the_rest():
     assert float(tau) < 20.0
 
 
-@pytest.mark.xfail(strict=True, reason="red team s32: a rest inside steps with their own interpolant is not seen (the "
-                                       "exact curve: jump read at 80.5, in the second rise, instead of 13.94)")
+# FIXED in 7729765 (the rest read at a point of the flow whatever the steps): the strict xfail is now a test.
 def test_a_rest_inside_steps_with_their_own_interpolant_is_seen_on_an_exact_curve():
     """The mechanism of the break above without an integrator: the same curve and steps, the plateau steps carrying
     their own (exact) interpolant. Measured: τ = 80.506 (read against the end) instead of 13.943."""
@@ -150,8 +148,7 @@ TWO_ZERO_PLACEMENTS = [list(np.arange(40.1, 60.0, 0.25)),  # step ends 0.25 apar
                        [40.0, 45.0, 50.0, 51.2, 51.75, 54.3, 54.8, 55.5, 58.0]]  # the step 51.75 → 54.3 holds both
 
 
-@pytest.mark.xfail(strict=True, reason="red team s32: two zeros of the rate in one step are not seen; the rest is read "
-                                       "2.7e-10 (at 304bf5c 5.1e-10) above the last zero's value")
+# FIXED in 7729765 (the rest read at a point of the flow whatever the steps): the strict xfail is now a test.
 def test_the_rest_is_read_at_the_last_zero_where_two_zeros_share_a_step():
     """Measured: the first placement reads the minimum at τ = 54 to 2e-19; the second, at 304bf5c, its slowest step end
     51.75 (5.1e-10 above), in the lead's working tree at 14:25 the rate's minimum at 53 (2.7e-10 above: 2/3 · DIP_E)."""
@@ -204,8 +201,7 @@ def _keeps_sign(**kwargs) -> FlowProblem:
 # Repro: python -c "from tests.test_red_team_session32 import *; r = solve(_keeps_sign(horizon=290.0), 'mpmath',
 #        guard=True); print(r.status, r.message)"
 @pytest.mark.full
-@pytest.mark.xfail(strict=True, reason="red team s32: mpmath's guard fails (3.3e-11 > 1e-23) where the rate keeps its "
-                                       "sign over a rest the neuron moves on from")
+# FIXED in 7729765 (the rest read at a point of the flow whatever the steps): the strict xfail is now a test.
 def test_the_mpmath_guard_passes_where_the_rate_keeps_its_sign_over_the_rest():
     run = solve(_keeps_sign(horizon=290.0), "mpmath", guard=True)
     assert run.status.name == "SUCCESS", run.message
@@ -249,8 +245,7 @@ def test_the_late_zero_construction():
     assert 52.0 - 51.2 >= REST_WINDOW and all(r < 0 for t, r in rates.items() if t <= 52.0)
 
 
-@pytest.mark.xfail(strict=True, reason="red team s32: where the zero is in the step that leaves the rest, the rest is "
-                                       "read at the slowest step end, 2.5e-10 above the extremum")
+# FIXED in 7729765 (the rest read at a point of the flow whatever the steps): the strict xfail is now a test.
 def test_the_rest_is_read_at_the_local_extremum_where_the_zero_is_near_the_rests_end():
     """As `tests/test_jump_rule_rest.py::test_the_rest_is_read_at_the_local_extremum_whatever_the_steps` (1e-14), with
     the zero 2 in τ before the rest's end. Measured: the first placement reads the minimum to 0, the second 2.5e-10
@@ -293,8 +288,7 @@ def _short_keeps_sign(**kwargs) -> FlowProblem:
 # not this reading: session 30's instance at λ = 4e-7 settled (1.1e-20: a rest of 1.3 in τ missed at mpmath's step
 # ends, read at the end, τ₂ = 307.29), and draw 1064 (three events at one instant with pushes at the floor: the
 # 60-digit rerun stops with CHATTER).
-@pytest.mark.xfail(strict=True, reason="red team s32: mpmath's guard fails (4.6e-10 > 1e-23) where the rate keeps its "
-                                       "sign over a short rest")
+# FIXED in 7729765 (the rest read at a point of the flow whatever the steps): the strict xfail is now a test.
 def test_the_mpmath_guard_passes_where_the_rate_keeps_its_sign_over_a_short_rest():
     run = solve(_short_keeps_sign(horizon=45.0), "mpmath", guard=True)
     assert run.status.name == "SUCCESS", run.message
