@@ -73,7 +73,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_graph_sees_the_package_modules_and_their_imports():
     graph = import_graph(FLOWS, "relucheck.numerics.flows")
     assert "relucheck.numerics.flows.engines.logscale" in graph
-    assert "relucheck.numerics.flows.events" in graph["relucheck.numerics.flows.result"]
+    assert "relucheck.numerics.flows.events" in graph["relucheck.numerics.flows.rest"]
     assert "relucheck.numerics.flows.registry" in graph["relucheck.numerics.flows.engines.logscale"]
 
 

@@ -1,4 +1,4 @@
-"""The jump rule reads a neuron's jump against its size where it first rests (`numerics.flows.result._first_rest`),
+"""The jump rule reads a neuron's jump against its size where it first rests (`numerics.flows.rest.first_rest`),
 not at the run's end: a neuron that rises, rests, and grows again later with other neurons jumps once, at its rise
 (red team, session 30: read against the end, such a jump moved by 227 in τ; tests/test_red_team_session30.py runs
 the flow itself). Here on exact curves, so that the expected crossing is known in closed form."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from relucheck.numerics.flows import result
+from relucheck.numerics.flows import rest
 from relucheck.numerics.flows.norm_track import NormTrack
 from relucheck.numerics.flows.result import jump_times
 
@@ -51,7 +51,7 @@ def test_a_neuron_that_rests_and_grows_again_jumps_at_its_first_rise():
 
 def test_mutant_read_against_the_end_jumps_at_the_second_rise(monkeypatch):
     """The rule before session 31, half the final ‖θ‖², puts the jump in the second rise; the test above sees it."""
-    monkeypatch.setattr(result, "_first_rest", lambda track, j, cut, per_tau=1.0: track.values[-1][j])
+    monkeypatch.setattr(rest, "first_rest", lambda track, j, cut, per_tau=1.0: track.values[-1][j])
     (tau, _), = jump_times(_track(), np.array([1.0]))
     assert float(tau) == pytest.approx(_crossing(FIRST + SECOND - math.log(2) / 2, 40.0, 100.0), abs=1e-6)
     assert float(tau) > 70.0
@@ -85,7 +85,7 @@ def test_a_track_in_units_of_t_rests_over_the_same_span_of_tau():
     assert float(unscaled) / L < 20.0
 
 
-# Session 32: a rest is read at the last zero of the rate inside it, else at the rate's extremum (`result._rest_value`),
+# Session 32: a rest is read at the last zero of the rate inside it, else at the rate's extremum (`rest._rest_value`),
 # not at the slowest step end, so that runs stepping differently read the same value (engine mpmath's guard compares
 # them to 1e-23).
 
@@ -121,13 +121,13 @@ READINGS = [(0.7, 0.0), (1.1, 0.3), (0.9, 0.45)]  # step ends at different place
 
 
 def test_the_rest_is_read_at_the_local_extremum_whatever_the_steps():
-    values = [result._first_rest(_dip_track(*grid), 0, -1.0) for grid in READINGS]
+    values = [rest.first_rest(_dip_track(*grid), 0, -1.0) for grid in READINGS]
     exact = _dip(47.0)[0]  # the cubic Hermite reproduces the quadratic dip: the minimum to rounding
     assert max(abs(float(v) - exact) for v in values) <= 1e-14, [float(v) - exact for v in values]
 
 
 def test_a_rest_whose_rate_keeps_its_sign_is_read_at_its_slowest_point_whatever_the_steps():
-    values = [float(result._first_rest(_dip_track(*grid, curve=_slow_growth), 0, -1.0)) for grid in READINGS]
+    values = [float(rest.first_rest(_dip_track(*grid, curve=_slow_growth), 0, -1.0)) for grid in READINGS]
     exact = _slow_growth(47.0)[0]  # within the Hermite's error on the cubic (h⁴ · 0): to rounding
     assert max(abs(v - exact) for v in values) <= 1e-14, [v - exact for v in values]
 
@@ -140,8 +140,8 @@ def _slowest_step_end(track, j, rates, lo, hi, slowest=None):
 
 @pytest.mark.parametrize("curve", [_dip, _slow_growth])
 def test_mutant_read_at_the_slowest_step_end_depends_on_the_steps(monkeypatch, curve):
-    monkeypatch.setattr(result, "_rest_value", _slowest_step_end)
-    values = [float(result._first_rest(_dip_track(*grid, curve=curve), 0, -1.0)) for grid in READINGS]
+    monkeypatch.setattr(rest, "_rest_value", _slowest_step_end)
+    values = [float(rest.first_rest(_dip_track(*grid, curve=curve), 0, -1.0)) for grid in READINGS]
     assert max(values) - min(values) > 1e-14, values
 
 
@@ -152,10 +152,10 @@ def test_mutant_read_at_the_first_zero_depends_on_the_steps(monkeypatch):
         for q in range(lo, hi + 1):
             before, after = rates[q - 1], rates[q]
             if (after > 0) != (before > 0):
-                root = result.bracketed_root(lambda t, q=q: track.rate_at(q, j, t), track.t[q - 1], track.t[q])
+                root = rest.bracketed_root(lambda t, q=q: track.rate_at(q, j, t), track.t[q - 1], track.t[q])
                 return track.value_at(q, j, root)
         return _slowest_step_end(track, j, rates, lo, hi, slowest)
 
-    monkeypatch.setattr(result, "_rest_value", first_zero)
-    values = [float(result._first_rest(_dip_track(*grid), 0, -1.0)) for grid in READINGS]
+    monkeypatch.setattr(rest, "_rest_value", first_zero)
+    values = [float(rest.first_rest(_dip_track(*grid), 0, -1.0)) for grid in READINGS]
     assert max(values) - min(values) > 1e-14, values

@@ -58,7 +58,7 @@ def _later(**kwargs) -> FlowProblem:
     return FlowProblem(np.array(LATER["inputs"]), np.array(LATER["labels"]), init, **kwargs)
 
 
-# FIXED in session 31 (the jump rule reads a neuron's jump where it first rests, `result._first_rest`; the three
+# FIXED in session 31 (the jump rule reads a neuron's jump where it first rests, `rest.first_rest`; the three
 # cases below pass: the run to 1000 gives neuron 2's jump at 12.749777 ± 2.7e-7). The break as found:
 # BREAK (red team session 30): `_later` at the defaults (no horizon, max_horizon 100), engine float64: SETTLED at
 # τ = 33.93, neuron 2 jumps at τ = 12.7497783 ± 2.2e-6 (vouched). Neurons 3 and 4 grow on at a constant rate 0.198

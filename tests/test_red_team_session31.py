@@ -1,5 +1,5 @@
-"""Red team, session 31 (2026-11-27): the jump rule read where a neuron first rests (4d0a206: `result.rest_index`,
-`result._first_rest`, REST_RATE 1e-9 over REST_WINDOW 0.5 in τ at the track's step ends, SAME_PLATEAU 1e-6).
+"""Red team, session 31 (2026-11-27): the jump rule read where a neuron first rests (4d0a206: `rest.rest_index`,
+`rest.first_rest`, REST_RATE 1e-9 over REST_WINDOW 0.5 in τ at the track's step ends, SAME_PLATEAU 1e-6).
 
 A break is an answer with a stated bound (status success or settled, ``errors["vouched"]``, the bound not None) that is
 further from a reference (the same flow run further or tighter) than bound(run) + bound(reference). Each break is a
@@ -16,7 +16,8 @@ import pytest
 
 from relucheck.numerics.flows import FlowProblem, Init, solve
 from relucheck.numerics.flows.norm_track import NormTrack
-from relucheck.numerics.flows.result import REST_RATE, REST_WINDOW, jump_times
+from relucheck.numerics.flows.rest import REST_RATE, REST_WINDOW
+from relucheck.numerics.flows.result import jump_times
 
 from test_red_team_session30 import _assert_jumps_within  # the same criterion of a break
 
@@ -55,7 +56,7 @@ def _later(lam: str, **kwargs) -> FlowProblem:
 # Why: a rest is a property of the flow between step ends; the rule reads it only at step ends, so a rest shorter
 # than the step (DOP853 takes steps of ~2.7 in τ on this plateau at rtol 1e-12) is missed, and with it the reading
 # at rest that session 31 introduced: the jump is read against the end, as before session 31 (the session-30 class).
-# FIXED later in session 31: `result._rest_within_steps` reads the rate of each step's cubic Hermite interpolant at
+# FIXED later in session 31: `rest._rest_within_steps` reads the rate of each step's cubic Hermite interpolant at
 # 17 points when no rest is seen at step ends; the three tests of this break pass.
 @functools.lru_cache(maxsize=None)
 def _short_rest_reference():
@@ -126,7 +127,7 @@ def test_a_rest_between_two_step_ends_is_seen_on_an_exact_curve():
 # monkeypatched): status SUCCESS, guard discrepancy 2.1e-30 (jump bounds withdrawn: not at rest by 2·100). Every
 # answer of the run (events, losses) loses its bound. The module docstring of `result` foresees the guard for a
 # neuron that only converges after its rest (read at the end), not for one that moves on.
-# FIXED in session 32: a rest is read at the last zero of the rate inside it (`result._rate_zero`: neuron 2's
+# FIXED in session 32: a rest is read at the last zero of the rate inside it (`rest._rest_value`: neuron 2's
 # ln‖θ‖ has a local minimum near τ ≈ 47, between its convergence and the rise of neurons 3 and 4), a value first-order
 # insensitive to where the steps fall: status SUCCESS, guard discrepancy 1.5e-30, τ₂ = 12.74977726796059 against the
 # float64 flow at rest (horizon 50, rtol 1e-12) 12.749777267969316 ± 5.1e-11 (8.7e-12 apart); the jump bounds are

@@ -1,5 +1,5 @@
 """Red team, session 32 (2026-11-27): the jump rule's reading of a rest at the last zero of the rate (304bf5c:
-`result._first_rest`, `result._rate_zero`, `NormTrack.rate_at`), with the rest search it builds on (`rest_index`,
+`rest.first_rest`, `rest._rest_value`, `NormTrack.rate_at`), with the rest search it builds on (`rest_index`,
 `_rest_within_steps`).
 
 A break is an answer with a stated bound (status success or settled, ``errors["vouched"]``, the bound not None) that is
@@ -18,8 +18,10 @@ import numpy as np
 import pytest
 
 from relucheck.numerics.flows import FlowProblem, Init, solve
-from relucheck.numerics.flows import result
-from relucheck.numerics.flows.result import REST_RATE, REST_WINDOW, NormTrack, jump_times
+from relucheck.numerics.flows import rest
+from relucheck.numerics.flows.norm_track import NormTrack
+from relucheck.numerics.flows.rest import REST_RATE, REST_WINDOW
+from relucheck.numerics.flows.result import jump_times
 
 from test_red_team_session30 import _assert_jumps_within  # the same criterion of a break
 from test_red_team_session31 import D, _curve, _curve_track, _later  # session 30's instance; an exact curve
@@ -155,7 +157,7 @@ def test_the_rest_is_read_at_the_last_zero_where_two_zeros_share_a_step():
     rates = {t: _two_zeros(t)[1] for t in TWO_ZERO_PLACEMENTS[1]}
     assert all(0 < rates[t] <= REST_RATE for t in (51.2, 51.75, 54.3, 54.8)) and rates[55.5] > REST_RATE  # construction
     exact = _two_zeros(54.0)[0]
-    values = [float(result._first_rest(_two_zeros_track(ends), 0, -1.0)) for ends in TWO_ZERO_PLACEMENTS]
+    values = [float(rest.first_rest(_two_zeros_track(ends), 0, -1.0)) for ends in TWO_ZERO_PLACEMENTS]
     assert max(abs(v - exact) for v in values) <= 1e-14, [v - exact for v in values]
 
 
@@ -251,7 +253,7 @@ def test_the_rest_is_read_at_the_local_extremum_where_the_zero_is_near_the_rests
     the zero 2 in τ before the rest's end. Measured: the first placement reads the minimum to 0, the second 2.5e-10
     above it (its step end 52.0); the jump times differ by 1.9e-10 (12.831742453279 against 12.831742453093)."""
     exact = _late_zero(CROSS_LATE)[0]
-    values = [float(result._first_rest(_late_zero_track(ends), 0, -1.0)) for ends in LATE_PLACEMENTS]
+    values = [float(rest.first_rest(_late_zero_track(ends), 0, -1.0)) for ends in LATE_PLACEMENTS]
     assert max(abs(v - exact) for v in values) <= 1e-14, [v - exact for v in values]
 
 

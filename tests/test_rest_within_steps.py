@@ -1,7 +1,7 @@
-"""The jump rule's rest search, vectorized in session 32 (`result._rest_within_steps`, `result.rest_index`), against
+"""The jump rule's rest search, vectorized in session 32 (`rest._rest_within_steps`, `rest.rest_index`), against
 its step-by-step forms of session 31 (kept here as the references, verbatim but for their names and for what the
 in-step search returns: where it read its value, since session 32 reads a rest at a point of its own,
-`result._rest_value`, tests/test_jump_rule_rest.py): the same rests, on drawn tracks with rests shorter than a step,
+`rest._rest_value`, tests/test_jump_rule_rest.py): the same rests, on drawn tracks with rests shorter than a step,
 steps without slopes, float arrays and mpmath values."""
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relucheck.numerics.flows import result
+from relucheck.numerics.flows import rest
 from relucheck.numerics.flows.norm_track import NormTrack
-from relucheck.numerics.flows.result import REST_RATE, REST_SAMPLES, REST_WINDOW
+from relucheck.numerics.flows.rest import REST_RATE, REST_SAMPLES, REST_WINDOW
 
 
 def reference(track: NormTrack, j: int, cut, per_tau: float = 1.0):
@@ -67,7 +67,7 @@ def reference_rest_index(track, j, cut=None, per_tau=1.0, start=0):
             reached = track.values[k][j] >= cut
             if not reached:
                 continue
-        r = result._rate(track, k, j)
+        r = rest._rate(track, k, j)
         if not abs(r) <= rate:
             opened = None
         elif opened is None:
@@ -110,7 +110,7 @@ def test_the_same_rests_as_the_step_by_step_form(seed, steps, mp, flat, per_tau)
     for j in range(m):
         for cut in (None, -6.0, -5.0, 100.0):
             want = reference(track, j, cut, per_tau)
-            got = result._rest_within_steps(track, j, cut, per_tau)
+            got = rest._rest_within_steps(track, j, cut, per_tau)
             assert (want is None) == (got is None), (j, cut)
             if want is not None:
                 assert got[0] <= want[0] <= got[1], (j, cut, got, want)  # its slowest point is in the rest found
@@ -122,7 +122,7 @@ def test_rests_are_found_at_all():
     for seed in range(40):
         rng = np.random.default_rng(seed)
         track = _track(40, 3, rng, gaps=set(), own=set(), mp=False, flat=1.0)
-        found += sum(result._rest_within_steps(track, j, None) is not None for j in range(3))
+        found += sum(rest._rest_within_steps(track, j, None) is not None for j in range(3))
     assert found >= 20
 
 
@@ -131,7 +131,7 @@ def test_no_rest_where_a_step_without_slopes_cuts_it():
     track.append(0.0, np.array([0.0]), np.array([0.0]))
     track.append(0.3, np.array([0.0]), None)  # a step end without slopes: a rest cannot span it
     track.append(0.6, np.array([0.0]), np.array([0.0]))
-    assert result._rest_within_steps(track, 0, None) is None
+    assert rest._rest_within_steps(track, 0, None) is None
     assert reference(track, 0, None) is None
     assert math.isclose(REST_WINDOW, 0.5)
 
@@ -145,4 +145,4 @@ def test_rest_index_as_the_step_by_step_form(seed, steps, mp, flat, per_tau, sta
     track = _track(steps, 3, rng, gaps=gaps, own=set(), mp=mp, flat=flat, signed=signed)
     for j in range(3):
         for cut in (None, -6.0, -5.0, 100.0):
-            assert result.rest_index(track, j, cut, per_tau, start) == reference_rest_index(track, j, cut, per_tau, start)
+            assert rest.rest_index(track, j, cut, per_tau, start) == reference_rest_index(track, j, cut, per_tau, start)

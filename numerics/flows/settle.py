@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from .result import ACTIVE_FRACTION, rest_index
+from .rest import rest_index
+from .result import ACTIVE_FRACTION
 
 SETTLE_DELAY = 0.5  # settling needs this long without an event …
 SETTLE_RTOL = 1e-9  # … and a loss and grown norms that changed relatively by less than this over it
@@ -55,7 +56,7 @@ def later_growth(result, problem, shown: int = 3) -> None:
     """A run that ends with vouched answers (status SUCCESS or SETTLED) whose small neurons still grow names them, with
     the time each would reach the labels' scale at its present rate, in ``stats["later_growth"]`` and in its message.
     Such a neuron's later jump changes the last plateau, which is read at the end, and the jump time of a jumped neuron
-    that has not come to rest before the end (`result.rest_index`; a neuron's jump is read where it first rests, so a
+    that has not come to rest before the end (`rest.rest_index`; a neuron's jump is read where it first rests, so a
     later jump does not move the others). Red team, session 30: on drawn general data neurons 3 and 4 reach the labels'
     scale at τ ≈ 101 and 105, past the default max_horizon 100 where the run settled at τ = 34, and jump at τ = 241.6
     in a run to 1000, where neuron 2, at rest from τ ≈ 40 on, grows again with them; read against its final norm its
@@ -146,7 +147,7 @@ def static(run, settle_rtol: float, window: float = SETTLE_DELAY, noise: float =
 def jump_drift(track, jumps, window: float) -> list[float]:
     """How far each jump time can still move after the end of ``track`` (the run whose end the jumps were read at):
     the jump rule reads τ_j where ln‖θ_j‖ crosses its value at rest − ln2/2 (the final value for a neuron not at rest
-    before the end, `result.rest_index`), so a final value that still moves by Δ_j
+    before the end, `rest.rest_index`), so a final value that still moves by Δ_j
     moves the crossing by Δ_j / (d ln‖θ_j‖/dτ at the crossing). Δ_j = |rate at the end| / κ_j, κ_j the rate's decay
     over the last ``window`` (exponential convergence to a minimum); where the rate does not decay (a rate at the
     noise level), the rate times the end time. A run "at rest" by `at_rest` has rates below about 1e-9: a float64 bound
