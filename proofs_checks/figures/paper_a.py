@@ -57,7 +57,8 @@ def write_report(out_dir, seed: int = 0, *, style: str = figstyle.DEFAULT_STYLE)
     if scale not in SCALES and scale != "regime":
         from relucheck.numerics.errors import RelucheckInputError
 
-        raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {sorted([*SCALES, 'regime'])}, got {scale!r}")
+        raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {', '.join(sorted([*SCALES, 'regime']))}, "
+                                  f"got '{scale}'")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if scale == "regime":  # the threshold and alignment that width and flow time do not decide (issue 23)
