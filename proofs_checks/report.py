@@ -32,6 +32,12 @@ from .result import CheckResult, Verdict, count_verdicts, verdict_of
 CSV_FIELDS = ["id", "check", "statement", "paper", "status", "verdict", "mutant", "caught", "finding", "prediction",
               "measurement", "tolerance", "tolerance_reason", "precision", "seed", "seconds", "message"]
 
+# A run's versions as a reader names them; the code's hash is set in typewriter type (a hex string such as 76e6ff…
+# is not a number in an exponent notation, and must not be typeset or read as one), its first 16 digits in the .tex
+# (the whole of it, in results.json, would overrun the line).
+VERSION_NAMES = {"relucheck_code_sha256": "code SHA-256", "python": "Python"}
+CODE_HASHES = {"relucheck_code_sha256"}
+
 
 def fmt_number(x, digits: int = 4) -> str:
     """Four significant digits; scientific notation below 1e-3 or from 1e5 on."""
@@ -151,7 +157,8 @@ def markdown_report(records: list[CheckResult], title: str, expected: int | None
         lines.append("")
     if records:
         v = records[0].versions
-        lines += ["Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)), ""]
+        lines += ["Versions: " + ", ".join(f"{VERSION_NAMES.get(k, k)} `{v[k]}`" if k in CODE_HASHES else
+                                           f"{VERSION_NAMES.get(k, k)} {v[k]}" for k in sorted(v)), ""]
     lines += ["| check | status | prediction | measurement | tolerance | precision | seed | seconds |",
               "|---|---|---|---|---|---|---|---|"]
     for r in records:
@@ -234,7 +241,9 @@ def latex_report(records: list[CheckResult], title: str, expected: int | None = 
     body = latex.escape("Summary: " + summary_line(records, expected=expected) + ".") + "\n\n"
     if records:
         v = records[0].versions
-        body += latex.escape("Versions: " + ", ".join(f"{k} {v[k]}" for k in sorted(v)) + ".") + "\n\n"
+        body += "Versions: " + ", ".join(
+            f"{latex.escape(VERSION_NAMES.get(k, k))} \\texttt{{{latex.escape(str(v[k])[:16])}}}…" if k in CODE_HASHES
+            else latex.escape(f"{VERSION_NAMES.get(k, k)} {v[k]}") for k in sorted(v)) + ".\n\n"
     shown, failed = _findings(records)
     if shown or failed:
         items = [f"\\item {latex.identifier(r.id)}: {reader_text.prose(r.finding)}" for r in shown]
