@@ -138,12 +138,17 @@ def _two_zeros(t):
     return value, rate
 
 
-def _two_zeros_track(plateau_ends):
+def _plateau_track(curve, plateau_ends):
+    """``curve`` (τ ↦ (ln‖θ‖, rate)) at steps of 0.05 outside [40, 60] and at ``plateau_ends`` inside it."""
     track = NormTrack()
     for tau in list(np.arange(0.0, 40.0, 0.05)) + list(plateau_ends) + list(np.arange(60.0, 100.0 + 1e-9, 0.05)):
-        v, r = _two_zeros(float(tau))
+        v, r = curve(float(tau))
         track.append(float(tau), np.array([v]), np.array([r]))
     return track
+
+
+def _two_zeros_track(plateau_ends):
+    return _plateau_track(_two_zeros, plateau_ends)
 
 
 TWO_ZERO_PLACEMENTS = [list(np.arange(40.1, 60.0, 0.25)),  # step ends 0.25 apart: both zeros seen
@@ -228,11 +233,7 @@ def _late_zero(t):
 
 
 def _late_zero_track(plateau_ends):
-    track = NormTrack()
-    for tau in list(np.arange(0.0, 40.0, 0.05)) + list(plateau_ends) + list(np.arange(60.0, 100.0 + 1e-9, 0.05)):
-        v, r = _late_zero(float(tau))
-        track.append(float(tau), np.array([v]), np.array([r]))
-    return track
+    return _plateau_track(_late_zero, plateau_ends)
 
 
 LATE_PLACEMENTS = [list(np.arange(40.1, 60.0, 0.25)),  # step ends 0.25 apart: the zero between 52.85 and 53.1
