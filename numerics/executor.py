@@ -174,11 +174,15 @@ class DaskExecutor(Executor):
             # elsewhere needs the same setting: `distributed.worker.daemon: false` (docs/executor.md)
             dask.config.set({"distributed.worker.daemon": False})
             # silence_logs: distributed's own WARNING lines (a worker or nanny closing on an interrupt) are not the
-            # user's business; its errors still print
+            # user's business; its errors still print in this process. The worker processes log nothing below
+            # CRITICAL (numerics.dask_quiet_workers says why)
+            from .dask_quiet_workers import QuietWorkerLogs
+
             with _children_deaf_to_the_terminal():
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                              host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
                 self._client = Client(self._cluster)
+            self._client.register_plugin(QuietWorkerLogs())
         else:
             try:
                 self._client = Client(self.scheduler, timeout="10s")

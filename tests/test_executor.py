@@ -51,6 +51,18 @@ def test_the_dask_cluster_listens_on_the_loopback_interface_only():
         assert all(addr.startswith("tcp://127.0.0.1:") for addr in client.scheduler_info()["workers"])
 
 
+def test_the_local_clusters_workers_print_no_log_line(capfd):
+    """A worker whose scheduler went first logged its heartbeat failure with a traceback at ERROR, under the interrupt
+    message of a clean-clone CI run (tests/test_red_team_issue20.py). Here a task logs an ERROR line through
+    ``distributed.worker`` in the worker process, as that heartbeat does; nothing of it reaches stderr."""
+    import logging
+
+    with DaskExecutor(workers=1) as ex:
+        done = list(ex.map_unordered(logging.getLogger("distributed.worker").error, ["relucheck-test-line"]))
+    assert done == [(0, None)]
+    assert "relucheck-test-line" not in capfd.readouterr().err
+
+
 def test_a_partial_store_resumes_with_the_missing_points_only(tmp_path, serial_rows):
     path = tmp_path / "a.jsonl"
     _sweep(path, SerialExecutor())
