@@ -91,13 +91,16 @@ def run_code(read=None) -> dict:
 
 
 def regime_batch(d: int, m: int, pairs, *, backend=None, device=None, **protocol) -> list[dict]:
-    """Train every (n, seed) of ``pairs`` at dimension d and width m in one batch (sorted by decreasing n, so padding
-    blocks are skipped) until interpolating, stationary (horizon "elapsed") or the budget. One dict per pair, in
-    order: ratio L/L_OLS, status, flow time, steps, final step, test/OLS test, and per neuron |cos(w_j, β̂_OLS)| and
-    |a_j|‖w_j‖ (A §5.1, Fig. 3). ``backend``/``device``: the array library GD's steps run on (`GDBatch.to`,
-    `numerics.array_backend.resolve`: numpy by default, where the batch is used as is; issue 23 item 4); the data,
-    the decisions in float64 and the records stay numpy. A row of another library names it (``backend``); numpy
-    rows are as before (tests/test_paper_a_regime_backend.py: the two libraries' records agree)."""
+    """Train every (n, seed) of ``pairs`` at dimension d and width m in one batch (sorted by decreasing n; a run's
+    record is the one it has alone: `GDBatch` sums each problem over its own rows, and each run has its own step
+    budget; tests/test_batch_independence.py) until interpolating, stationary (horizon "elapsed") or the budget. One
+    dict per pair, in order: ratio L/L_OLS, status, flow time, steps, final step, test/OLS test, and per neuron
+    |cos(w_j, β̂_OLS)| and |a_j|‖w_j‖ (A §5.1, Fig. 3). ``backend``/``device``: the array library GD's steps run on
+    (`GDBatch.to`, `numerics.array_backend.resolve`: numpy by default, where the batch is used as is; issue 23 item
+    4); the data, the decisions in float64 and the records stay numpy. A row of another library names it
+    (``backend``); numpy rows are as before (tests/test_paper_a_regime_backend.py: the two libraries' records
+    agree).
+    """
     from .initializations import gaussian
 
     p = {**REGIME_PROTOCOL, **protocol}
@@ -118,7 +121,7 @@ def regime_batch(d: int, m: int, pairs, *, backend=None, device=None, **protocol
     status, ratio_s, time_s, rounds = ["budget"] * B, np.full(B, np.nan), np.full(B, np.nan), np.zeros(B, int)
     todo = np.arange(B)
     while todo.size:  # the rule, then its confirmation; a run that moved resumes the rule where it is
-        left = max(int(p["max_steps"] - steps[todo].max()), 1)
+        left = np.maximum(p["max_steps"] - steps[todo], 1)  # each run's own steps (no batch-mate's budget)
         res = train_batch(P.take(todo), a_all[todo], W_all[todo], p["lr"], left, loss_ref=ref[todo],
                           interp_ratio=INTERPOLATION_RATIO, rel_tol=p["rel_tol"], check_every=p["check_every"],
                           max_lr_factor=p["lr_factor"], horizon="elapsed", max_time=p["max_time"], window=p["window"],
@@ -133,7 +136,7 @@ def regime_batch(d: int, m: int, pairs, *, backend=None, device=None, **protocol
         if not stat.size:
             break
         ratio_s[stat], time_s[stat] = loss[stat] / ref[stat], t_all[stat]
-        left = max(int(p["max_steps"] - steps[stat].max()), 1)
+        left = np.maximum(p["max_steps"] - steps[stat], 1)
         conf = train_batch(P.take(stat), a_all[stat], W_all[stat], p["lr"], left, loss_ref=ref[stat],
                            interp_ratio=INTERPOLATION_RATIO, rel_tol=-1.0, check_every=p["check_every"],
                            max_lr_factor=p["lr_factor"], start_time=t_all[stat],

@@ -75,7 +75,7 @@ class BatchResult:
     history: list = field(default_factory=list)  # (step, loss (B,)) every check
 
 
-def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None, interp_ratio: float = 1e-4,
+def train_batch(P: GDBatch, a0, W0, lr: float, max_steps, *, loss_ref=None, interp_ratio: float = 1e-4,
                 rel_tol: float = 1e-3, check_every: int = 500, min_steps: int = 0,
                 max_lr_factor: float = 1.0, horizon: str = "budget", max_time: float | None = None,
                 window: float = 2.0, start_time=None) -> BatchResult:
@@ -83,7 +83,9 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
 
     ``loss_ref`` (B,) is the reference of the interpolation rule (the OLS training loss); without it
     only the stationarity and budget rules apply. The budget is the flow time T = lr · max_steps
-    (and at most max_steps steps), or ``max_time`` when given (a number, or one per problem). ``max_lr_factor`` > 1
+    (and at most max_steps steps), or ``max_time`` when given (a number, or one per problem). ``max_steps`` one per
+    problem (an array): every window is ``check_every`` steps and a problem stops ("budget") at the first window end
+    at which it has taken its own number or more, so that no problem's windows depend on another's budget. ``max_lr_factor`` > 1
     lets a problem's step grow by 1.5 per accepted window up to max_lr_factor · lr (step-size control of the module
     docstring). ``start_time`` (a number or one per problem): the flow time the run resumes at (the budget
     ``max_time`` is then absolute; the elapsed horizon's window needs history back to t/window, so a resumed run
@@ -97,7 +99,7 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
     measured rate over one more doubling: a run is stationary when neither its last log2(window) doublings, nor its
     current rate, nor an escape under way moves L by more than rel_tol (`numerics.paper_a_regime`).
     """
-    if not lr > 0 or max_steps < 1 or check_every < 1:
+    if not lr > 0 or np.any(np.asarray(max_steps) < 1) or check_every < 1:
         raise RelucheckInputError(f"need lr > 0, max_steps ≥ 1, check_every ≥ 1; got {lr}, {max_steps}, {check_every}")
     if horizon not in ("budget", "elapsed"):
         raise RelucheckInputError(f"horizon must be 'budget' or 'elapsed', got {horizon!r}")
@@ -125,8 +127,10 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
     loss_all, grad_all = loss0.copy(), np.zeros(B)
     sub, sub_exact = P, exact
     step = 0
-    while step < max_steps and live.size:
-        block = min(check_every, max_steps - step)
+    own_steps = np.ndim(max_steps) > 0
+    step_cap = np.broadcast_to(np.asarray(max_steps), a.shape[:1])
+    while live.size and (own_steps or step < max_steps):
+        block = check_every if own_steps else min(check_every, max_steps - step)
         la, lW, eta = a[live], W[live], lrs[live]
         saved_a, saved_W = la.copy(), lW.copy()
         with np.errstate(all="ignore"):  # an unstable window overflows: undone below
@@ -188,6 +192,8 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps: int, *, loss_ref=None,
         for i in np.flatnonzero(stat):
             status[live[i]] = "stationary"
         done |= stat | (t_flow[live] >= budget[live] * (1 - 1e-12))  # flow-time budget spent
+        if own_steps:
+            done |= step >= step_cap[live]
         slow_before[live] = slow
         if done.any():
             live = live[~done]

@@ -12,23 +12,26 @@ array library through the Array API: `GDBatch.to`, `numerics.flows.batched_gd_xp
 
 * `GDBatch.stack(datasets)`: B data sets of different sizes n_b, padded to N = max n_b with zero rows. A zero
   input has ⟨w_j, 0⟩ = 0, inactive for every neuron (σ'(0) = 0), and label 0, hence residual 0: padding changes
-  neither the field nor the loss. The 1/n of each problem is its own n_b (`neuron_rates(n=...)`).
+  neither the field nor the loss. The 1/n of each problem is its own n_b (`neuron_rates(n=...)`). In rounding too:
+  no sum of a member runs over padding rows, and its row blocks are set by its own n_b (Cost), so a member's
+  field and loss are bit for bit those it has alone, whatever else is stacked with it (in session 32 they were not:
+  BLAS and numpy's pairwise sums group n + p terms otherwise than n; tests/test_batch_independence.py).
 * `GDBatch.shared(X, y)`: one data set for every member of the batch (B initializations of one problem: paper
   B's seeds), or one problem without batch axes (the engine "gd"). X may be the 1-D norms λ_i of canonical
   orthogonal inputs x_i = λ_i e_i (paper B's span coordinates): products by X become products by λ.
 
 Cost. The (N, m) work of an evaluation (pre-activations, pattern, effective residuals) is done in blocks of data
 rows of about ``BLOCK_BYTES`` per (rows, m) array: the residual r_i depends on datum i only, and D_j = Σ_i V_ij x_i
-is accumulated over the blocks; members of the batch are grouped into one block when their rows fit, and a member
-too large for one is split into blocks of equal numbers of rows. Each block's arrays (Z, the pattern, r ⊙ X) are
-allocated once per state shape (`Workspace`) and written with ``out=`` at every evaluation, Z ⊙ pattern in place of
-Z: no (N, m) temporary is allocated per step (a temporary above glibc's mmap threshold, 128 kB, is mapped and
-unmapped at every step, and those page faults once made the same evaluation 2–3× slower), so the block size is set
-by the cache alone: Z and the pattern of a 320 kB block stay in a core's 1 MB L2. The blocks' (…, rows, m) arrays
-are views of (…, m, rows) ones and X is kept as Xᵀ (`Block`). Measured (shared 2-core machine, best of 5; d = 10,
-m = 100, float32, 3 problems, CPU µs per step of the stack): n = 256, 97 with 200 kB blocks (2 blocks), 87 with
-320 kB (one block of the 3 members); n = 1024, 307–319 with 256–320 kB (6 blocks), 519 with 400 kB (3 blocks of
-1024 rows). A group of a stack is padded to its largest problem only: stack problems sorted by n.
+is accumulated over the blocks; members of the batch are grouped into one block when their rows fit (in a stack,
+members of the same n only), and a member too large for one is split into blocks of equal numbers of rows. Each
+block's arrays (Z, the pattern, r ⊙ X) are allocated once per state shape (`Workspace`) and written with ``out=`` at
+every evaluation, Z ⊙ pattern in place of Z: no (N, m) temporary is allocated per step (a temporary above glibc's
+mmap threshold, 128 kB, is mapped and unmapped at every step, and those page faults once made the same evaluation
+2–3× slower), so the block size is set by the cache alone: Z and the pattern of a 320 kB block stay in a core's 1 MB
+L2. The blocks' (…, rows, m) arrays are views of (…, m, rows) ones and X is kept as Xᵀ (`Block`). Measured (shared
+2-core machine, best of 5; d = 10, m = 100, float32, 3 problems, CPU µs per step of the stack): n = 256, 97 with 200
+kB blocks (2 blocks), 87 with 320 kB (one block of the 3 members); n = 1024, 307–319 with 256–320 kB (6 blocks), 519
+with 400 kB (3 blocks of 1024 rows). A stack's blocks hold members of one n each: stack problems sorted by n.
 
 Precision. ``dtype`` is the arithmetic of the field: float64 by default, float32 halves the (N, m) work. The state
 (a, W) keeps the caller's dtype: with a float64 state and a float32 field, float32 rounding (≤ 6e-8 relative)
@@ -64,9 +67,18 @@ class Field:
         return Field(self.r[idx], self.da[idx], self.dW[idx], n, None if self.Z is None else self.Z[idx])
 
     def loss(self) -> np.ndarray:
-        """L = 1/(2n) Σ_i r_i² per problem, summed in float64."""
+        """L = 1/(2n) Σ_i r_i² per problem, summed in float64 over the problem's own n rows (a stack's padding rows
+        are zeros, but numpy's pairwise sum of n + p terms groups them otherwise than that of n)."""
         r = self.r.astype(np.float64, copy=False)
-        return (r * r).sum(-1) / (2 * np.asarray(self.n, dtype=np.float64))
+        n = self.n
+        if not isinstance(n, np.ndarray):
+            return (r * r).sum(-1) / (2 * float(n))
+        sums = np.empty(n.shape)
+        for size in np.unique(n):
+            own = n == size
+            rows = r[own, :size]
+            sums[own] = (rows * rows).sum(-1)
+        return sums / (2 * n.astype(np.float64))
 
     def grad_sq(self) -> np.ndarray:
         """‖(da, dW)‖² per problem (= time_factor² ‖∇L‖²), summed in float64."""
@@ -197,9 +209,10 @@ class GDBatch:
 
     def _plan(self, shape: tuple, whole: bool) -> list:
         """Blocks [(members, rows)] for states of ``shape`` (…, m): about BLOCK_BYTES of (member, row, neuron)
-        entries each. Members are grouped along the batch axis when each one's rows fit in a block (for a stack, the
-        rows of the group's largest problem: sorted stacks pad little); a member too large for a block is split into
-        blocks of equal numbers of rows, whose D_j add up. ``whole``: one block of every member and row."""
+        entries each. Members are grouped along the batch axis when each one's rows fit in a block (in a stack,
+        members of the same n, over their own n rows: a member's sums are then the same products as alone); a member
+        too large for a block is split into blocks of equal numbers of rows, set by its own n, whose D_j add up.
+        ``whole``: one block of every member and row (a stack's members then sum over its padding too)."""
         per_row = max(1, BLOCK_BYTES // (self.dtype.itemsize * shape[-1]))  # (member, row) pairs per block
         plan = []
 
@@ -208,17 +221,20 @@ class GDBatch:
             step = -(-size // count)
             plan.extend((members, slice(start, min(size, start + step))) for start in range(0, size, step))
 
-        if whole or len(shape) != 2 or per_row // shape[0] >= self.N:  # one block, or row blocks over every member
-            blocks(Ellipsis, self.N, self.N if whole else per_row // max(1, math.prod(shape[:-1])))
-        else:
-            sizes = self.n if self.X.ndim == 3 else np.full(shape[0], self.N)
+        if not whole and self.X.ndim == 3 and len(shape) == 2:  # a stack: each member's sums over its own rows
             b = 0
             while b < shape[0]:
-                g = 1  # the group [b, b + g): as many members as fit with the rows of the largest of them
-                while b + g < shape[0] and (g + 1) * max(sizes[b:b + g + 1]) <= per_row:
+                size, g = int(self.n[b]), 1  # the group [b, b + g): members of the same n that fit in one block
+                while b + g < shape[0] and self.n[b + g] == size and (g + 1) * size <= per_row:
                     g += 1
-                blocks(slice(b, b + g), int(max(sizes[b:b + g])), per_row // g)
+                blocks(slice(b, b + g), size, per_row)
                 b += g
+        elif whole or len(shape) != 2 or per_row // shape[0] >= self.N:  # one block, or row blocks over every member
+            blocks(Ellipsis, self.N, self.N if whole else per_row // max(1, math.prod(shape[:-1])))
+        else:  # one data set shared by the members: as many members per block as fit
+            g = max(1, min(shape[0], per_row // self.N))
+            for b in range(0, shape[0], g):
+                blocks(slice(b, min(shape[0], b + g)), self.N, per_row // g)
         return plan
 
 
