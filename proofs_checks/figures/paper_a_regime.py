@@ -59,8 +59,9 @@ def _evidence(v) -> str:
 def _shortened(v) -> str:
     """How many of the runs that decided a point were confirmed over less than two doublings (the budget ended
     first: `numerics.paper_a_verdicts.short_confirmation`)."""
-    return (f"{v['short_confirmations']} of its {v['deciding_runs']} deciding runs with a confirmation cut short by "
-            f"the budget; " if v["deciding_runs"] else "")
+    cut = v["short_confirmations"] or "none"
+    return (f"{cut} of its {v['deciding_runs']} deciding runs had a confirmation cut short by the budget; "
+            if v["deciding_runs"] else "")
 
 
 def _decided_runs(v, verdict: str) -> list:
@@ -85,9 +86,10 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
         lo = f"n = {b['lo']}" if b["lo"] else "none on the grid"
         hi = f"n = {b['hi']}" if b["hi"] else "none on the grid"
         why = []
-        for end in ("lo", "hi"):
+        for end, role in (("lo", "the largest interpolating"), ("hi", "the smallest not interpolating")):
             if b[end]:
-                why.append(f"{end}: {_shortened(verdicts[(d, b[end])])}{_evidence(verdicts[(d, b[end])])}")
+                why.append(f"n = {b[end]}, {role}: {_shortened(verdicts[(d, b[end])])}"
+                           f"{_evidence(verdicts[(d, b[end])])}")
         skipped = not_run(verdicts, d, cfg["ds_nmax"][d], cfg.get("points", {}).get(d, ()))
         line = (f"d = {d}: threshold bracket (largest interpolating, smallest not interpolating) = ({lo}, {hi})"
                 + ("; crossed: non-monotone in n" if b["crossed"] else "")
