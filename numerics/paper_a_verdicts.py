@@ -183,12 +183,14 @@ def width_dependence(rows, d: int, n: int, *, exponent: float = 0.0) -> dict:
                 span=(max(widths) / min(widths)) if widths else 0.0)
 
 
-REGIME_GRID = [4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]  # ratio ≈ 1.5
+REGIME_GRID = [3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]  # ratio ≈ 1.5
 
 
 def regime_grid(d: int, n_max: int) -> list[int]:
-    """n of the geometric grid (ratio ≈ 1.5) from 2d to n_max."""
-    return [n for n in REGIME_GRID if 2 * d <= n <= n_max]
+    """n of the geometric grid (ratio ≈ 1.5) from d + 1 to n_max. Below d + 1 the ratio L/L_OLS is undefined (OLS fits
+    n ≤ d generic data exactly, L_OLS = 0); the grid started at 2d until session 33, which left d = 2 without a lower
+    end (no n ≥ 4 interpolates)."""
+    return [n for n in REGIME_GRID if d < n <= n_max]
 
 
 # The extended budget (s29): a run still moving at REGIME_PROTOCOL's budget (10⁶ steps, t = 2·10⁴) is rerun, alone,
