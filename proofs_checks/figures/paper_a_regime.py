@@ -23,9 +23,11 @@ from relucheck.numerics.paper_a_verdicts import bracket, ladder, not_run, regime
 from ..report import write_table
 from . import style as figstyle
 
-# what ran (docs/scale_runs.md): the base ladder per d up to ds_nmax, the extended budget up to extend (s29), single
-# points beyond the grid with widths m₀ and 4m₀ (s30; d = 4, n = 384 ran at m₀ = 512 only, so it is not listed)
-REGIME = dict(ds_nmax={2: 96, 3: 192, 4: 256, 5: 192}, extend={4: 128, 5: 128}, points={5: (384,)}, seeds=(0, 1, 2))
+# what ran (docs/scale_runs.md): the base ladder per d up to ds_nmax, the extended budget up to extend (s29; d = 3
+# since s33: its base bracket (8, 64] has 12–48 inconclusive, all on runs still moving), single points beyond the grid
+# with widths m₀ and 4m₀ (s30; d = 4, n = 384 ran at m₀ = 512 only, so it is not listed)
+REGIME = dict(ds_nmax={2: 96, 3: 192, 4: 256, 5: 192}, extend={3: 64, 4: 128, 5: 128}, points={5: (384,)},
+              seeds=(0, 1, 2))
 
 
 def chance_aligned(d: int, cut: float) -> float:
