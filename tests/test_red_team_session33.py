@@ -26,6 +26,7 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from threadpoolctl import threadpool_limits
 
 from relucheck.numerics.flows.batched_gd import BLOCK_BYTES, GDBatch
@@ -122,6 +123,25 @@ def test_the_journal_batching_does_not_change_a_record(tmp_path):
         return sorted(_record(r) for r in rows)
 
     assert len(together) == 3 and by_run(together) == by_run(apart)
+
+
+@st.composite
+def odd_stacks(draw):
+    """Stacks whose members start at odd offsets in the block arrays (odd m, d and n: tests/test_batch_independence.py
+    draws m = 32, where every member starts on a 128-byte boundary), with n at and around the row-block size."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    m, d = draw(st.sampled_from([1, 3, 7, 33])), draw(st.sampled_from([1, 2, 5]))
+    per_row = BLOCK_BYTES // (np.dtype(dtype).itemsize * m)
+    pool = [1, 3, 9, 9, 25] + ([per_row - 1, per_row, per_row + 1] if per_row * m * d <= 2_000_000 else [])
+    sizes = draw(st.lists(st.sampled_from(pool), min_size=2, max_size=6))
+    return sorted(sizes, reverse=True), m, d, dtype, draw(st.integers(0, 2**32 - 1))
+
+
+@settings(max_examples=25, deadline=None)
+@given(odd_stacks())
+def test_a_member_at_an_odd_offset_has_its_field_alone(stack):
+    sizes, m, d, dtype, seed = stack
+    assert _field_differs(sizes, m, d, dtype, seed=seed) == []
 
 
 @pytest.mark.parametrize("threads", [1, 2])
