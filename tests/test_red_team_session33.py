@@ -7,12 +7,10 @@ one it has alone, in any batch, because `GDBatch._plan` groups only members of o
 
 On numpy the claim held in every composition tried (the passing tests below, and scratch scans under
 /work/helpers/s33/A/: 4790 drawn stacks at 2 BLAS threads and 8497 at 1 thread, field and loss bit for bit, m from 1
-to 257, d from 1 to 10, n from 1 to beyond two row blocks). Two places where it does not hold are strict xfails:
+to 257, d from 1 to 10, n from 1 to beyond two row blocks). The Array API path (`GDBatch.to`,
+`numerics.flows.batched_gd_xp.XPBatch`) evaluated a stack in one block over all N rows, padding included; it now
+groups runs of one n like numpy (the two tests of it passed as strict xfails before). Still a strict xfail:
 
-* the Array API path (`GDBatch.to`, `numerics.flows.batched_gd_xp.XPBatch`) evaluates a stack in one block over all
-  N rows, padding included, so a member's field and a regime run's ratio depend on its batch-mates (by design
-  the records of another library agree with numpy's only within a tolerance, but `regime_batch`'s docstring states
-  the claim without that exception);
 * `GDBatch.evaluate(keep=True)` (and `descend(keep=True)`) evaluates a stack in one padded block (`_plan`'s
   ``whole``), against the module docstring's "whatever else is stacked with it" (no caller uses ``keep`` today).
 
@@ -164,20 +162,16 @@ def test_the_escape_bound_ignores_a_stacks_padding_rows():
 
 
 # -- breaks (not fixed) -----------------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "XPBatch evaluates a stack in one block over all N rows, padding included (batched_gd_xp.XPBatch.field, "
-    "XPBatch.take keeps rows = max n): a member of n = 7 next to n = 300 gets another field than alone (float64: "
-    "|ΔdW| 1.8e-15)"))
 def test_array_api_a_members_field_is_the_one_alone():
+    """Was a strict xfail: XPBatch evaluated a stack in one block over all N rows (n = 7 next to n = 300: |ΔdW|
+    1.8e-15 in float64); it now evaluates each run of one n over its own rows."""
     pytest.importorskip("array_api_strict")
     assert _field_differs([300, 24, 7], 32, 5, np.float64, backend="array_api_strict") == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "on array-api-strict a regime run's record depends on its batch-mates (padded sums): d = 3, m = 32, (7, 1) with "
-    "(48, 0): L/L_OLS 0.13564053164351378 alone, 0.13564053164351061 in the batch; regime_batch's docstring states "
-    "the claim without the exception"))
 def test_array_api_regime_record_is_the_run_alone():
+    """Was a strict xfail: d = 3, m = 32, (7, 1) with (48, 0) on array-api-strict ended at L/L_OLS
+    0.13564053164351378 alone and 0.13564053164351061 in the batch."""
     pytest.importorskip("array_api_strict")
     assert _alone_differs(3, 32, [(48, 0), (7, 1)], max_steps=3000, max_time=400.0,
                           backend="array_api_strict") == []

@@ -8,12 +8,14 @@ evaluation
     Z = X Wᵀ (…, N, m),  act = 1{Z > 0},  r = y − (1/width_divisor) (Z ⊙ act) a,
     D_j = Σ_i act_ij r_i x_i,  da_j = c ⟨w_j, D_j⟩,  dw_j = c a_j D_j,  c = time_factor / (width_divisor n),
 
-the same operations as numpy's `GDBatch.evaluate`, in one block (no ``out=`` buffers: the Array API has none; on a
-GPU the (N, m) temporaries are the library's cached allocations). Padding rows and the canonical-orthogonal form
-(X the norms λ_i) are those of `GDBatch`. `XPBatch` is made by `GDBatch.to`; the data are moved to the device once
-and stay there (`take` selects problems on the device). `descend` keeps the state on the device for all its steps
-and copies it back into the caller's numpy arrays at the end: one transfer of (a, W) per call, against ``steps``
-evaluations of N·m·d products.
+the same operations as numpy's `GDBatch.evaluate`, in one block per group of stacked problems of the same n, over
+their own n rows (no ``out=`` buffers: the Array API has none; on a GPU the (N, m) temporaries are the library's
+cached allocations). As in `GDBatch`, no sum of a problem runs over another's padding rows, so a problem's field is
+the one it has alone on the same library, whatever is stacked with it (tests/test_batch_independence.py). The
+canonical-orthogonal form (X the norms λ_i) is that of `GDBatch`. `XPBatch` is made by `GDBatch.to`; the data are
+moved to the device once and stay there (`take` selects problems on the device). `descend` keeps the state on the
+device for all its steps and copies it back into the caller's numpy arrays at the end: one transfer of (a, W) per
+call, against ``steps`` evaluations of N·m·d products.
 
 Agreement with numpy. Both compute the same float64 (or float32) operations; only the order of the sums inside the
 products (BLAS blocking, numpy's row blocks of D) may differ, so one evaluation differs by a few ulps
@@ -45,6 +47,11 @@ class XPBatch:
             self._coef = backend.asarray(np.asarray(num / den, dtype=self.dtype)[..., None], self.dtype)
         else:
             self._coef = num / den
+        # a stack of several n: runs of consecutive problems of one n, each evaluated over its own rows
+        self._groups = None
+        if isinstance(self.n, np.ndarray) and self.n.ndim == 1 and self.n.size and not same:
+            starts = [0] + [b for b in range(1, self.n.size) if self.n[b] != self.n[b - 1]] + [self.n.size]
+            self._groups = [(b, e, int(self.n[b])) for b, e in zip(starts[:-1], starts[1:])]
 
     def with_dtype(self, dtype) -> "XPBatch":
         """The same problems with the field computed in ``dtype`` (float64 or float32)."""
@@ -73,21 +80,39 @@ class XPBatch:
         xp = self.xp
         dt = self.X.dtype
         a, W = xp.astype(a, dt), xp.astype(W, dt)
+        if self._groups is None:
+            return self._block(self.X, self.y, a, W, self._coef, keep)
+        parts = [self._block(self.X[b:e, :n, ...], self.y[b:e, :n], a[b:e, ...], W[b:e, ...], self._coef[b:e, ...],
+                             keep) for b, e, n in self._groups]
+
+        def rows(k):  # the groups' (…, n) or (…, n, m) arrays, padded back to N rows with zeros
+            out = []
+            for (b, e, n), part in zip(self._groups, parts):
+                x = part[k]
+                pad = (e - b, self.N - n) + tuple(x.shape[2:])
+                out.append(xp.concat([x, xp.zeros(pad, dtype=dt)], axis=1) if n < self.N else x)
+            return xp.concat(out, axis=0)
+
+        return (rows(0), xp.concat([p[1] for p in parts], axis=0), xp.concat([p[2] for p in parts], axis=0),
+                rows(3) if keep else None)
+
+    def _block(self, X, y, a, W, coef, keep: bool):
+        """The field of the problems of one block (its data X, y over their own rows)."""
+        xp, dt = self.xp, X.dtype
         T = xp.matrix_transpose
         if self.diagonal:  # x_i = λ_i e_i: ⟨w_j, x_i⟩ = λ_i w_ji
-            Z = T(W * self.X)
+            Z = T(W * X)
         else:
-            Z = xp.matmul(self.X, T(W))
+            Z = xp.matmul(X, T(W))
         act = xp.astype(Z > 0, dt)
         h = xp.matmul(Z * act, a[..., None])[..., 0]
         if self.convention.width_divisor != 1:
             h = h / self.convention.width_divisor
-        r = self.y - h
+        r = y - h
         if self.diagonal:
-            D = T(act) * (r * self.X)[..., None, :]
+            D = T(act) * (r * X)[..., None, :]
         else:
-            D = xp.matmul(T(act), r[..., None] * self.X)
-        coef = self._coef
+            D = xp.matmul(T(act), r[..., None] * X)
         return r, xp.vecdot(W, D) * coef, (coef * a)[..., None] * D, (Z if keep else None)
 
     def to_field(self, F):
