@@ -275,8 +275,8 @@ def threshold_batch(d: int, ns, seeds, *, m: int, lam: float, lr: float, max_ste
                     backend=None, device=None) -> list[dict]:
     """Train every (n, seed) of one d in one batch (`threshold_problem`), GD with the stopping rules and step-size
     control (η ≤ lr_factor · lr, checks every ``check_every`` steps, the field in ``dtype``) of `train_batch`,
-    flow-time budget lr · max_steps; losses in the 1/(2n) convention. The stack is sorted by decreasing n (blocks
-    of padding are skipped). ``backend``/``device``: the array library the steps run on
+    flow-time budget lr · max_steps; losses in the 1/(2n) convention. The stack is sorted by decreasing n (each
+    problem's sums run over its own rows: `GDBatch`). ``backend``/``device``: the array library the steps run on
     (`numerics.array_backend.resolve`: numpy by default, or $RELUCHECK_ARRAY_BACKEND); the data are drawn in numpy.
 
     Returns one dict per (n, seed): train and test losses of the network and of OLS, the ratio
