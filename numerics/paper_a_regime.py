@@ -6,7 +6,7 @@ and flow time measures "interpolates with m neurons within time T" instead (`num
 THRESHOLD_PROTOCOL). Here one run is one (d, n, seed, m): the data and initialization of `threshold_problem` (the
 data do not depend on m: they are drawn before the initialization), trained by `train_batch` until
 
-* it interpolates (L ≤ 10⁻⁴ L_OLS; GD with the step-size control decreases L, so this is final), or
+* it interpolates (L ≤ 10⁻³ L_OLS, INTERPOLATION_RATIO; GD with the step-size control decreases L, so this is final), or
 * it is stationary with ``horizon="elapsed"`` (`train_batch`): neither the last doubling of the flow time
   ([t/2, t]), nor the current rate over one more doubling, nor a frozen-field saddle escape over one more doubling
   moves L by more than REGIME_PROTOCOL["rel_tol"] = 1 % (reason at REGIME_PROTOCOL), or

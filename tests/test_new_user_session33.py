@@ -1,5 +1,5 @@
 """A new user reads issue 23's "done when" against `RELUCHECK_SCALE=regime relucheck report --paper A` (session 33,
-helper B). Defects found on the way, each a strict xfail until the lead fixes it, and one passing test that the
+helper B). Defects found on the way (each a strict xfail until the lead fixed it in the same session), and one passing test that the
 harness prints the bracket (so an xfail fails for the defect, not for the harness). Nothing trains: the report's
 sweep is replaced by hand-made runs (d = 2, n = 3 interpolating, n = 4 stationary; three seeds, widths 16 and 64,
 the first two rungs of `ladder(2, n)`), the way tests/test_paper_a_regime_words.py feeds its pure functions."""
@@ -36,35 +36,30 @@ def test_harness_prints_the_bracket(monkeypatch, tmp_path, capsys):
     assert "d = 2: threshold bracket (largest interpolating, smallest not interpolating) = (n = 3, n = 4)" in out
 
 
-@pytest.mark.xfail(strict=True, reason="the printed evidence gives bare numbers ('m = 16: 0.00099 (interpolating, "
-                   "t = 80)'): a reader of the terminal does not learn they are L/L_OLS (only the .md table's column "
-                   "header says so)")
 def test_printed_evidence_names_the_ratio(monkeypatch, tmp_path, capsys):
+    """Was a strict xfail: the printed evidence gave bare numbers ('m = 16: 0.00099 (interpolating, t = 80)')."""
     out = _printed(monkeypatch, tmp_path, capsys)
     evidence = [line for line in out.splitlines() if line.startswith("    ")]
     assert evidence and all("L/L_OLS" in line for line in evidence)
 
 
-@pytest.mark.xfail(strict=True, reason="a printed bracket end does not say how many seeds decided it (d = 3, n = 8 "
-                   "is 'the largest interpolating' with seed 2 'does not interpolate' right under it; the majority "
-                   "rule is only in the .md caption)")
 def test_printed_bracket_end_says_how_many_seeds_decided_it(monkeypatch, tmp_path, capsys):
+    """Was a strict xfail: a bracket end did not say how many seeds decided it (the majority rule was only in the
+    .md caption)."""
     out = _printed(monkeypatch, tmp_path, capsys)
     evidence = [line for line in out.splitlines() if line.startswith("    ")]
     assert evidence and all(re.search(r"\b3 of 3 seeds\b", line) for line in evidence)
 
 
-@pytest.mark.xfail(strict=True, reason="numerics/paper_a_regime.py's docstring says a run interpolates at "
-                   "L ≤ 10⁻⁴ L_OLS; regime_batch passes INTERPOLATION_RATIO = 10⁻³ (the runs stop at 0.000999)")
 def test_regime_docstring_states_the_cut_the_runs_use():
+    """Was a strict xfail: the docstring said 10⁻⁴; the runs use INTERPOLATION_RATIO = 10⁻³."""
     assert INTERPOLATION_RATIO == 1e-3
     bullet = next(line for line in paper_a_regime.__doc__.splitlines() if "it interpolates" in line)
     assert "10⁻³" in bullet
 
 
-@pytest.mark.xfail(strict=True, reason="A.thm1.1.width_independence records precision 'float64' (the registry's "
-                   "default), but its runs take REGIME_PROTOCOL's float32 field steps (decisions in float64)")
 def test_width_check_record_names_the_field_precision():
+    """Was a strict xfail: the record said float64 (the registry's default) for float32 field steps."""
     from relucheck.proofs_checks.registry import get_check
 
     check = get_check("A.thm1.1.width_independence")

@@ -57,7 +57,8 @@ def test_report_prints_and_tabulates_the_count(tmp_path, capsys, monkeypatch):
     with figstyle.context("article"):
         paper_a_regime.write_regime(tmp_path, 0, paper_a.ALIGNMENT_CUT, paper_a.PAPER_ALIGNED, paper_a.NEGLIGIBLE, cfg)
     printed = capsys.readouterr().out
-    assert "n = 8, the smallest not interpolating: 1 of its 6 deciding runs had a confirmation cut short" in printed
+    assert "n = 8, the smallest not interpolating (3 of 3 seeds; " in printed
+    assert "): 1 of its 6 deciding runs had a confirmation cut short" in printed
     assert "confirmation cut short: stationary at t = 252" in printed
     table = (tmp_path / "paper_a_regime_points.md").read_text()
     assert "| 1 of 6 |" in table

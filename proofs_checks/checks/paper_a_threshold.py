@@ -154,6 +154,7 @@ def _width_runs(ctx: Context, d: int, n: int, inits: int):
 
 
 @check("A.thm1.1.width_independence", statement="A.thm1.1", suites=("full",),
+       precision="float32 field steps, float64 decisions",
        mutant="claims L/L_OLS falls with the width like 1/√m beyond the threshold (more neurons fit more noise)")
 def width_independence(ctx: Context) -> Outcome:
     """Theorem 1.1, "whatever the width" (issue 23 item 2). Beyond the threshold (WIDTH_CASE["beyond"]: d = 2,

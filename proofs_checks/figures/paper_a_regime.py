@@ -88,10 +88,13 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
         lo = f"n = {b['lo']}" if b["lo"] else "none on the grid"
         hi = f"n = {b['hi']}" if b["hi"] else "none on the grid"
         why = []
-        for end, role in (("lo", "the largest interpolating"), ("hi", "the smallest not interpolating")):
+        for end, role, verdict in (("lo", "the largest interpolating", "interpolates"),
+                                   ("hi", "the smallest not interpolating", "not")):
             if b[end]:
-                why.append(f"n = {b[end]}, {role}: {_shortened(verdicts[(d, b[end])])}"
-                           f"{_evidence(verdicts[(d, b[end])])}")
+                v = verdicts[(d, b[end])]
+                decided = sum(sv["verdict"] == verdict for sv in v["seeds"].values())
+                why.append(f"n = {b[end]}, {role} ({decided} of {len(v['seeds'])} seeds; per seed and width, L/L_OLS "
+                           f"at the end of the run): {_shortened(v)}{_evidence(v)}")
         skipped = not_run(verdicts, d, cfg["ds_nmax"][d], cfg.get("points", {}).get(d, ()))
         line = (f"d = {d}: threshold bracket (largest interpolating, smallest not interpolating) = ({lo}, {hi})"
                 + ("; crossed: non-monotone in n" if b["crossed"] else "")
