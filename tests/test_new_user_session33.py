@@ -1,8 +1,9 @@
 """A new user reads issue 23's "done when" against `RELUCHECK_SCALE=regime relucheck report --paper A` (session 33,
 helper B). Defects found on the way (each a strict xfail until the lead fixed it in the same session), and one
 passing test that the harness prints the bracket (so a test fails for the defect, not for the harness). Nothing
-trains: the report's sweep is replaced by hand-made runs (d = 2, n = 3 interpolating, n = 4 stationary; three seeds, widths 16 and 64,
-the first two rungs of `ladder(2, n)`), the way tests/test_paper_a_regime_words.py feeds its pure functions."""
+trains: the report's sweep is replaced by hand-made runs (d = 2, n = 3 interpolating, n = 4 stationary; three seeds,
+widths 16 and 64, the first two rungs of `ladder(2, n)`), the way tests/test_paper_a_regime_words.py feeds its pure
+functions."""
 from __future__ import annotations
 
 import re
