@@ -36,7 +36,8 @@ def test_alignment_caption_says_where_the_pattern_appears_is_refuted_and_is_unte
     words = pr._pattern_words(al, [2, 3, 4, 5], paper_a.ALIGNMENT_CUT, paper_a.PAPER_ALIGNED)
     assert "reached only at d = 2, n = 64 and 96." in words
     assert "At d = 3, where both sides were decided, the share of aligned neurons beyond (10 %) is not above " \
-           "the share below (22–29 %): not the paper's pattern." in words
+           "the share below (22–29 %); beyond, it is at most the share below at n = 64: not the paper's pattern." \
+           in words
     assert "At d = 4 and 5 no n beyond the threshold was decided, so the pattern is not tested there" in words
     assert "at d = 2 no n below the threshold was decided (no n interpolates)" in words
     # the caption can say the pattern appears: aligned beyond ≥ 91 % and above every share below
