@@ -84,7 +84,9 @@ def register(sub) -> None:
     p = sub.add_parser("report", help="a paper's figures and tables (--paper), the LaTeX appendix (--appendix)")
     p.add_argument("--paper", choices=["A", "B", "C", "a", "b", "c"],
                    help="write this paper's figures (PDF, PNG, a CSV of the plotted data each) and tables (.tex "
-                        "fragments) into --out, with paper_X.tex previewing them")
+                        "fragments) into --out, with paper_X.tex previewing them; their scale is the environment "
+                        "variable RELUCHECK_SCALE: reduced (default) or full for A and B, also d10 and regime for A "
+                        "(docs/scale_runs.md)")
     p.add_argument("--appendix", action="store_true",
                    help="write appendix.tex (standalone) and one fragment appendix_x.tex per paper with records in "
                         "--results into --out (a user's paper: give its --checks)")

@@ -52,7 +52,7 @@ def scale_name() -> str:
     if name not in SCALES:
         from relucheck.numerics.errors import RelucheckInputError
 
-        raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {sorted(SCALES)}, got {name!r}")
+        raise RelucheckInputError(f"RELUCHECK_SCALE must be one of {', '.join(sorted(SCALES))}, got {name!r}")
     return name
 
 
