@@ -116,7 +116,7 @@ class StiffBatch:
     def evaluate(self, a, W, **kw) -> Field:
         return self.inner.evaluate(a, W, **kw)
 
-    def descend(self, a, W, eta, steps, *, field=None, observe=None, keep=False):
+    def descend(self, a, W, eta, steps, *, field=None, observe=None):
         eta = np.broadcast_to(np.asarray(eta, float), a.shape[:1])
         for b in range(a.shape[0]):
             nb = int(self.n[b]) if np.ndim(self.n) else int(self.n)
@@ -126,4 +126,4 @@ class StiffBatch:
                 a[b], W[b] = ab, Wb
             else:  # a step's local error above the tolerance: the window is rejected (NaN state, see docstring)
                 a[b], W[b] = np.nan, np.nan
-        return steps, self.inner.evaluate(a, W, keep=keep)
+        return steps, self.inner.evaluate(a, W)

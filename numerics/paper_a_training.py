@@ -156,6 +156,8 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps, *, loss_ref=None, inte
                                                               ceiling[live]))
         rate = np.where(rejected, np.inf, np.maximum(previous - loss, 0.0) / (block * eta))
         t_left = np.maximum(budget[live] - t_flow[live], 0.0) if horizon == "budget" else t_flow[live].copy()
+        with np.errstate(invalid="ignore"):  # a rejected window (rate inf) at t_left = 0: NaN, which is not ≤ anything
+            drift = rate * t_left  # how far the current rate moves L over the horizon
         window_ok = np.ones(live.size, bool)
         if horizon == "elapsed":
             for i, b in enumerate(live):
@@ -170,7 +172,7 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps, *, loss_ref=None, inte
             escape = (size2 * d_norm * np.exp(np.minimum(2 * d_norm * t_left[:, None], 700.0))).sum(1)
         else:  # the small neurons' escape over one more doubling, after each climbs to its local max of G
             escape = np.zeros(live.size)
-            cheap = left_plateau[live] & (rate * t_left <= rel_tol * loss) & window_ok & (step >= min_steps)
+            cheap = left_plateau[live] & (drift <= rel_tol * loss) & window_ok & (step >= min_steps)
             for i in np.flatnonzero(cheap & (t_flow[live] >= next_escape_check[live])):
                 b = live[i]
                 small = size2[i] <= rel_tol * np.sqrt(loss[i])
@@ -180,7 +182,7 @@ def train_batch(P: GDBatch, a0, W0, lr: float, max_steps, *, loss_ref=None, inte
                 if escape[i] > rel_tol * loss[i]:
                     next_escape_check[b] = ESCAPE_RECHECK * t_flow[b]
             escape = np.where(cheap & (t_flow[live] < next_escape_check[live]), np.inf, escape)
-        slow = (left_plateau[live] & (rate * t_left <= rel_tol * loss) & (escape <= rel_tol * loss) & window_ok
+        slow = (left_plateau[live] & (drift <= rel_tol * loss) & (escape <= rel_tol * loss) & window_ok
                 & (step >= min_steps))
         done = np.zeros(live.size, bool)
         if loss_ref is not None:

@@ -55,7 +55,7 @@ MIXED = [SPLIT + 440, 300, 300, 48, 32, 24, 24, 7]
 
 def test_the_comparison_sees_a_stack_padded_to_its_largest_problem(monkeypatch):
     """Mutant: every member's rows in one block padded to N (the field's sums of session 32)."""
-    monkeypatch.setattr(GDBatch, "_plan", lambda self, shape, whole: [(Ellipsis, slice(0, self.N))])
+    monkeypatch.setattr(GDBatch, "_plan", lambda self, shape: [(Ellipsis, slice(0, self.N))])
     assert _differences(MIXED, 0, np.float32)
 
 

@@ -9,14 +9,14 @@ On numpy the claim held in every composition tried (the passing tests below, and
 /work/helpers/s33/A/: 4790 drawn stacks at 2 BLAS threads and 8497 at 1 thread, field and loss bit for bit, m from 1
 to 257, d from 1 to 10, n from 1 to beyond two row blocks). The Array API path (`GDBatch.to`,
 `numerics.flows.batched_gd_xp.XPBatch`) evaluated a stack in one block over all N rows, padding included; it now
-groups runs of one n like numpy (the two tests of it passed as strict xfails before). Still a strict xfail:
+groups runs of one n like numpy (the two tests of it passed as strict xfails before). Also fixed since:
 
-* `GDBatch.evaluate(keep=True)` (and `descend(keep=True)`) evaluates a stack in one padded block (`_plan`'s
-  ``whole``), against the module docstring's "whatever else is stacked with it" (no caller uses ``keep`` today).
+* `GDBatch.evaluate(keep=True)` (and `descend(keep=True)`) evaluated a stack in one padded block (`_plan`'s
+  ``whole``), against the module docstring's "whatever else is stacked with it"; no caller used ``keep``, and it
+  was removed in the same session.
 
-Found on the way, also a strict xfail: a regime run whose first window is rejected warns 'invalid value' (inf·0).
-Each comparison can fail: the padded-plan mutants at the end are seen by the same comparisons, and the xfails
-above fail them on the code as it is.
+Found on the way, and fixed: a regime run whose first window was rejected warned 'invalid value' (inf·0).
+Each comparison can fail: the padded-plan mutants at the end are seen by the same comparisons.
 """
 from __future__ import annotations
 
@@ -43,16 +43,16 @@ def _alone_differs(d, m, pairs, **kw) -> list:
     return [p for k, p in enumerate(pairs) if _record(regime_batch(d, m, [p], **kw)[0]) != _record(batch[k])]
 
 
-def _field_differs(sizes, m, d, dtype, *, seed=0, backend=None, keep=False) -> list:
+def _field_differs(sizes, m, d, dtype, *, seed=0, backend=None) -> list:
     """The members (index, n) whose residuals, field or loss in the stack differ from the same problem's alone."""
     rng = np.random.default_rng(seed)
     data = [(rng.normal(size=(n, d)), rng.normal(size=n)) for n in sizes]
     a, W = rng.normal(size=(len(sizes), m)), rng.normal(size=(len(sizes), m, d))
-    F = GDBatch.stack(data, dtype=dtype).to(backend).evaluate(a, W, keep=keep)
+    F = GDBatch.stack(data, dtype=dtype).to(backend).evaluate(a, W)
     loss = F.loss()
     out = []
     for b, (X, y) in enumerate(data):
-        G = GDBatch.stack([(X, y)], dtype=dtype).to(backend).evaluate(a[b:b + 1], W[b:b + 1], keep=keep)
+        G = GDBatch.stack([(X, y)], dtype=dtype).to(backend).evaluate(a[b:b + 1], W[b:b + 1])
         if not (np.array_equal(F.r[b, :len(y)], G.r[0]) and np.array_equal(F.da[b], G.da[0])
                 and np.array_equal(F.dW[b], G.dW[0]) and loss[b] == G.loss()[0]):
             out.append((b, sizes[b]))
@@ -177,20 +177,11 @@ def test_array_api_regime_record_is_the_run_alone():
                           backend="array_api_strict") == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "GDBatch.evaluate(keep=True) evaluates a stack in one block padded to N (_plan's whole): n = 7 next to n = 300 "
-    "differs from alone (float32 |ΔdW| 4.8e-7), against the module docstring's 'whatever else is stacked with it'; "
-    "no caller uses keep today"))
-def test_keep_a_members_field_is_the_one_alone():
-    assert _field_differs([300, 24, 7], 32, 5, np.float32, keep=True) == []
-
-
 # -- found on the way (not about batch-mates) --------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, raises=RuntimeWarning, reason=(
-    "train_batch(horizon='elapsed'): a first window rejected (rate = inf) at t_left = t = 0 multiplies inf by 0 "
-    "outside its errstate block (rate * t_left, paper_a_training.py lines 173 and 183): 'invalid value encountered "
-    "in multiply'; the NaN compares False, so the record is right (budget, L/L_OLS 0.9006), only the warning is wrong"))
 def test_a_rejected_first_window_warns_nothing():
+    """Was a strict xfail: a first window rejected (rate = inf) at t_left = t = 0 multiplied inf by 0 outside the
+    errstate block and warned 'invalid value encountered in multiply' (the record itself was right: budget, L/L_OLS
+    0.9006)."""
     import warnings
 
     with warnings.catch_warnings():
@@ -199,7 +190,7 @@ def test_a_rejected_first_window_warns_nothing():
 
 
 # -- the comparisons can fail -----------------------------------------------------------------------------------------
-def _padded_plan(self, shape, whole):
+def _padded_plan(self, shape):
     """Mutant: every member's rows in one block padded to N (session 32's stack)."""
     return [(Ellipsis, slice(0, self.N))]
 

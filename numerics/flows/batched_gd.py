@@ -59,12 +59,11 @@ class Field:
     da: np.ndarray
     dW: np.ndarray
     n: object  # data per problem (int, or an array over the batch axes)
-    Z: np.ndarray | None = None  # (…, N, m) pre-activations ⟨w_j, x_i⟩, kept on request (`GDBatch.evaluate`)
 
     def take(self, idx) -> "Field":
         """The evaluation of the members ``idx`` of the batch (first axis)."""
         n = self.n[idx] if isinstance(self.n, np.ndarray) else self.n
-        return Field(self.r[idx], self.da[idx], self.dW[idx], n, None if self.Z is None else self.Z[idx])
+        return Field(self.r[idx], self.da[idx], self.dW[idx], n)
 
     def loss(self) -> np.ndarray:
         """L = 1/(2n) Σ_i r_i² per problem, summed in float64 over the problem's own n rows (a stack's padding rows
@@ -154,16 +153,15 @@ class GDBatch:
         return GDBatch(self.X[idx, :rows], self.y[idx, :rows], n, self.convention, self.dtype, False)
 
     # the field ------------------------------------------------------------------------------------------
-    def evaluate(self, a, W, *, keep: bool = False, output_scale=None) -> Field:
+    def evaluate(self, a, W, *, output_scale=None) -> Field:
         """The field at (a, W): a (…, m), W (…, m, d) with the batch axes of the stack (none for a shared batch
-        used for one problem); computed in the batch's dtype by blocks (module docstring). With ``keep`` the
-        pre-activations are kept in the result (then in one block).
+        used for one problem); computed in the batch's dtype by blocks (module docstring).
 
         ``output_scale`` (…, m): a log-scale state θ_j = e^{ρ_j} φ_j passes (φ_a, φ_w) as (a, W) and e^{2ρ_j} here.
         The residuals then use the network's output weight e^{2ρ_j} φ_a,j on ⟨φ_w,j, x_i⟩ (h is quadratic in θ_j),
         and the rates are those of φ_j, dφ_j/dt = M_j φ_j (linear in θ_j given r: `neuron_rates`), so that
         θ_j + η F_j(θ) = e^{ρ_j} (φ_j + η M_j φ_j) exactly, at any ρ_j (the engine "gd" at any λ)."""
-        ws = self._workspace(np.shape(a), np.shape(W), keep)
+        ws = self._workspace(np.shape(a), np.shape(W))
         np.copyto(ws.a, a)  # the state in the field's dtype (float64 → float32 rounds once per component)
         np.copyto(ws.W, W)
         if output_scale is not None:
@@ -171,14 +169,14 @@ class GDBatch:
         for block in ws.blocks:
             out_a = block.a if output_scale is None else block.out_a
             if self.diagonal:
-                Z = self._diagonal_block(block, ws, out_a, keep)
+                self._diagonal_block(block, ws, out_a)
                 continue
-            Z = preactivations(block.X, block.W, out=None if keep else block.Z)
+            Z = preactivations(block.X, block.W, out=block.Z)
             # σ'(0) = 0, as numbers (D = actᵀ diag(r) X is one product): the comparison into booleans, then copied
             # to floats, costs 0.85 of the comparison written to floats directly (a cast per element)
             act = block.act
             np.copyto(act, np.greater(Z, 0, out=block.on))
-            r_k = pattern_residuals(block.y, out_a, Z, act, self.convention, out=block.r, work=None if keep else Z)
+            r_k = pattern_residuals(block.y, out_a, Z, act, self.convention, out=block.r, work=Z)
             if block.r_into is not None:  # the block's residuals are not a contiguous part of ws.r: copied there
                 block.r_into[...] = r_k
             # D_j = Σ_i act_ij r_i x_i: a member's first block of rows writes it, the next ones add to it
@@ -187,32 +185,29 @@ class GDBatch:
             if block.D_into is not None:
                 block.D_into += block.D
         da, dW = neuron_rates(None, None, ws.a, ws.W, self.convention, D=ws.D, n=self._n_rates)
-        return Field(ws.r.copy(), da, dW, self.n, Z if keep else None)
+        return Field(ws.r.copy(), da, dW, self.n)
 
-    def _diagonal_block(self, block, ws, out_a, keep: bool):
-        """One block of inputs x_i = λ_i e_i: ⟨w_j, x_i⟩ = λ_i w_ji and D_j's coordinates act_ij r_i λ_i, (…, m, rows).
-        Returns the pre-activations (overwritten by the block's arithmetic unless ``keep``)."""
+    def _diagonal_block(self, block, ws, out_a) -> None:
+        """One block of inputs x_i = λ_i e_i: ⟨w_j, x_i⟩ = λ_i w_ji and D_j's coordinates act_ij r_i λ_i, (…, m, rows)."""
         own_rows = block.lead + (Ellipsis, block.rows)
-        Z = np.multiply(ws.W[own_rows], block.X, out=None if keep else block.Z.swapaxes(-1, -2)).swapaxes(-1, -2)
+        Z = np.multiply(ws.W[own_rows], block.X, out=block.Z.swapaxes(-1, -2)).swapaxes(-1, -2)
         act = np.greater(Z, 0, out=block.act)
-        ws.r[own_rows] = pattern_residuals(block.y, out_a, Z, act, self.convention, out=block.r,
-                                           work=None if keep else Z)
+        ws.r[own_rows] = pattern_residuals(block.y, out_a, Z, act, self.convention, out=block.r, work=Z)
         np.multiply(act.swapaxes(-1, -2), (block.r * block.X)[..., None, :], out=ws.D[own_rows])
         return Z
 
-    def _workspace(self, a_shape: tuple, W_shape: tuple, whole: bool) -> "Workspace":
-        """The blocks and reused arrays of evaluations at states of these shapes (`_plan`; ``whole``: one block)."""
-        key = (a_shape, W_shape, whole)
+    def _workspace(self, a_shape: tuple, W_shape: tuple) -> "Workspace":
+        """The blocks and reused arrays of evaluations at states of these shapes (`_plan`)."""
+        key = (a_shape, W_shape)
         if key not in self._plans:
-            self._plans[key] = Workspace(self, a_shape, W_shape, self._plan(a_shape, whole))
+            self._plans[key] = Workspace(self, a_shape, W_shape, self._plan(a_shape))
         return self._plans[key]
 
-    def _plan(self, shape: tuple, whole: bool) -> list:
+    def _plan(self, shape: tuple) -> list:
         """Blocks [(members, rows)] for states of ``shape`` (…, m): about BLOCK_BYTES of (member, row, neuron)
         entries each. Members are grouped along the batch axis when each one's rows fit in a block (in a stack,
         members of the same n, over their own n rows: a member's sums are then the same products as alone); a member
-        too large for a block is split into blocks of equal numbers of rows, set by its own n, whose D_j add up.
-        ``whole``: one block of every member and row (a stack's members then sum over its padding too)."""
+        too large for a block is split into blocks of equal numbers of rows, set by its own n, whose D_j add up."""
         per_row = max(1, BLOCK_BYTES // (self.dtype.itemsize * shape[-1]))  # (member, row) pairs per block
         plan = []
 
@@ -221,7 +216,7 @@ class GDBatch:
             step = -(-size // count)
             plan.extend((members, slice(start, min(size, start + step))) for start in range(0, size, step))
 
-        if not whole and self.X.ndim == 3 and len(shape) == 2:  # a stack: each member's sums over its own rows
+        if self.X.ndim == 3 and len(shape) == 2:  # a stack: each member's sums over its own rows
             b = 0
             while b < shape[0]:
                 size, g = int(self.n[b]), 1  # the group [b, b + g): members of the same n that fit in one block
@@ -229,8 +224,8 @@ class GDBatch:
                     g += 1
                 blocks(slice(b, b + g), size, per_row)
                 b += g
-        elif whole or len(shape) != 2 or per_row // shape[0] >= self.N:  # one block, or row blocks over every member
-            blocks(Ellipsis, self.N, self.N if whole else per_row // max(1, math.prod(shape[:-1])))
+        elif len(shape) != 2 or per_row // shape[0] >= self.N:  # one block, or row blocks over every member
+            blocks(Ellipsis, self.N, per_row // max(1, math.prod(shape[:-1])))
         else:  # one data set shared by the members: as many members per block as fit
             g = max(1, min(shape[0], per_row // self.N))
             for b in range(0, shape[0], g):
@@ -292,14 +287,14 @@ def _per_problem(eta, ndim_extra: int):
     return eta.reshape(eta.shape + (1,) * ndim_extra) if eta.ndim else float(eta)
 
 
-def descend(batch: GDBatch, a, W, eta, steps: int, *, field: Field | None = None, observe=None,
-            keep: bool = False) -> tuple[int, Field]:
+def descend(batch: GDBatch, a, W, eta, steps: int, *, field: Field | None = None,
+            observe=None) -> tuple[int, Field]:
     """Take ``steps`` GD steps θ ← θ + η F(θ) in place on (a, W).
 
     ``eta`` is a number or one step per problem (an array over the batch axes). ``field`` is the field at the
     current state if the caller has it. ``observe(k, field, a, W)`` is called before step k with the field at the
     state (its ``loss()`` is the loss there); returning True stops before that step. Returns (steps taken, the
-    field at the final state, with its pre-activations if ``keep``): steps + 1 field evaluations in all, or
+    field at the final state): steps + 1 field evaluations in all, or
     ``steps`` with ``field`` given.
     """
     if not steps >= 0:
@@ -307,7 +302,7 @@ def descend(batch: GDBatch, a, W, eta, steps: int, *, field: Field | None = None
     if not (eta > 0 if isinstance(eta, float) else np.all(np.asarray(eta) > 0)):
         raise RelucheckInputError(f"learning rate must be > 0 (the step size η), got {eta}")
     if not isinstance(batch, GDBatch):  # another array library (`GDBatch.to`): its own loop, the same steps
-        return batch.descend(a, W, eta, steps, field=field, observe=observe, keep=keep)
+        return batch.descend(a, W, eta, steps, field=field, observe=observe)
     eta_a, eta_W = _per_problem(eta, 1), _per_problem(eta, 2)
     F = batch.evaluate(a, W) if field is None else field
     for k in range(steps):
@@ -315,5 +310,5 @@ def descend(batch: GDBatch, a, W, eta, steps: int, *, field: Field | None = None
             return k, F
         a += eta_a * F.da
         W += eta_W * F.dW
-        F = batch.evaluate(a, W, keep=keep)
+        F = batch.evaluate(a, W)
     return steps, F

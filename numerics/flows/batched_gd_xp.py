@@ -75,28 +75,20 @@ class XPBatch:
         return XPBatch(_Host(self.convention, self.dtype, False, n, rows), self.backend, self.field_type, X, y, n)
 
     # the field ------------------------------------------------------------------------------------------
-    def field(self, a, W, keep: bool = False):
-        """The field at the backend state (a, W): (r, da, dW, Z or None) as backend arrays (module docstring)."""
+    def field(self, a, W):
+        """The field at the backend state (a, W): (r, da, dW) as backend arrays (module docstring)."""
         xp = self.xp
         dt = self.X.dtype
         a, W = xp.astype(a, dt), xp.astype(W, dt)
         if self._groups is None:
-            return self._block(self.X, self.y, a, W, self._coef, keep)
-        parts = [self._block(self.X[b:e, :n, ...], self.y[b:e, :n], a[b:e, ...], W[b:e, ...], self._coef[b:e, ...],
-                             keep) for b, e, n in self._groups]
+            return self._block(self.X, self.y, a, W, self._coef)
+        parts = [self._block(self.X[b:e, :n, ...], self.y[b:e, :n], a[b:e, ...], W[b:e, ...], self._coef[b:e, ...])
+                 for b, e, n in self._groups]
+        r = xp.concat([xp.concat([p[0], xp.zeros((e - b, self.N - n), dtype=dt)], axis=1) if n < self.N else p[0]
+                       for (b, e, n), p in zip(self._groups, parts)], axis=0)  # residuals padded back to N rows
+        return r, xp.concat([p[1] for p in parts], axis=0), xp.concat([p[2] for p in parts], axis=0)
 
-        def rows(k):  # the groups' (…, n) or (…, n, m) arrays, padded back to N rows with zeros
-            out = []
-            for (b, e, n), part in zip(self._groups, parts):
-                x = part[k]
-                pad = (e - b, self.N - n) + tuple(x.shape[2:])
-                out.append(xp.concat([x, xp.zeros(pad, dtype=dt)], axis=1) if n < self.N else x)
-            return xp.concat(out, axis=0)
-
-        return (rows(0), xp.concat([p[1] for p in parts], axis=0), xp.concat([p[2] for p in parts], axis=0),
-                rows(3) if keep else None)
-
-    def _block(self, X, y, a, W, coef, keep: bool):
+    def _block(self, X, y, a, W, coef):
         """The field of the problems of one block (its data X, y over their own rows)."""
         xp, dt = self.xp, X.dtype
         T = xp.matrix_transpose
@@ -113,22 +105,21 @@ class XPBatch:
             D = T(act) * (r * X)[..., None, :]
         else:
             D = xp.matmul(T(act), r[..., None] * X)
-        return r, xp.vecdot(W, D) * coef, (coef * a)[..., None] * D, (Z if keep else None)
+        return r, xp.vecdot(W, D) * coef, (coef * a)[..., None] * D
 
     def to_field(self, F):
         """A backend field as numpy's `Field` (the records' arrays)."""
-        r, da, dW, Z = F
-        return self.field_type(to_numpy(r).copy(), to_numpy(da).copy(), to_numpy(dW).copy(), self.n,
-                     None if Z is None else to_numpy(Z).copy())
+        r, da, dW = F
+        return self.field_type(to_numpy(r).copy(), to_numpy(da).copy(), to_numpy(dW).copy(), self.n)
 
-    def evaluate(self, a, W, *, keep: bool = False, output_scale=None):
+    def evaluate(self, a, W, *, output_scale=None):
         """`GDBatch.evaluate` on the backend: numpy (a, W) in, numpy `Field` out."""
         if output_scale is not None:
             raise RelucheckInputError("output_scale (the log-scale engine) runs on numpy only")
         bk = self.backend
-        return self.to_field(self.field(bk.asarray(a), bk.asarray(W), keep))
+        return self.to_field(self.field(bk.asarray(a), bk.asarray(W)))
 
-    def descend(self, a, W, eta, steps: int, *, field=None, observe=None, keep: bool = False):
+    def descend(self, a, W, eta, steps: int, *, field=None, observe=None):
         """`batched_gd.descend` with the state on the backend (checked there); the final state is copied back into
         the numpy (a, W). ``observe`` receives numpy copies (a transfer per step: for checks, not for speed)."""
         bk = self.backend
@@ -141,7 +132,7 @@ class XPBatch:
         if field is None:
             F = self.field(ax, Wx)
         else:
-            F = (bk.asarray(field.r), bk.asarray(field.da), bk.asarray(field.dW), None)
+            F = (bk.asarray(field.r), bk.asarray(field.da), bk.asarray(field.dW))
         taken = steps
         for k in range(steps):
             if observe is not None:
@@ -151,7 +142,7 @@ class XPBatch:
                     break
             ax = ax + eta_a * F[1]
             Wx = Wx + eta_W * F[2]
-            F = self.field(ax, Wx, keep)
+            F = self.field(ax, Wx)
         a[...], W[...] = to_numpy(ax), to_numpy(Wx)
         return taken, self.to_field(F)
 
