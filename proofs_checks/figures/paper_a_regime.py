@@ -112,11 +112,13 @@ def write_regime(out: Path, seed: int, alignment_cut: float, paper_aligned: dict
                       ", ".join(map(str, b["inconclusive_between"])) or "—", ", ".join(map(str, skipped)) or "—",
                       " / ".join(why) or "—"])
     caption = ("Paper A, optimization threshold as a bracket per d: the largest n of the grid that interpolates and "
-               "the smallest that does not, each decided by a strict majority of seeds whose two widest runs "
-               "(widths 4× apart, m(d + 1) ≥ 4n) agree and are interpolating (L ≤ 10⁻³ L_OLS) or stationary by the "
-               "rule of numerics/paper_a_regime.py; runs still moving at their budget (10⁶ steps, flow time 2·10⁴; where "
-               "the run says \"extended budget\", rerun with 4× both, the same rule) leave a seed undecided. Grid "
-               "points (ratio ≈ 1.5) not run are listed as such: the bracket says nothing about them.")
+               "the smallest that does not, each decided by a strict majority of seeds whose two widest runs (widths"
+               " 4× apart, m(d + 1) ≥ 4n) agree and are interpolating (L ≤ 10⁻³ L_OLS) or stationary (L moved by at "
+               "most 1 % over the last two doublings of the flow time, and neither its current rate nor a small "
+               "neuron's escape moves it more over one more doubling; confirmed over two further doublings); runs "
+               'still moving at their budget (10⁶ steps, flow time 2·10⁴; where the run says "extended budget", '
+               "rerun with 4× both, the same rule) leave a seed undecided. Grid points (ratio ≈ 1.5) not run are "
+               "listed as such: the bracket says nothing about them.")
     paths = write_table(["d", "largest interpolating n", "smallest non-interpolating n", "inconclusive n between",
                          "grid n not run", "evidence (widths, L/L_OLS, flow time)"], table,
                         out / "paper_a_regime_threshold",
